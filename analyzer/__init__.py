@@ -1,0 +1,24 @@
+"""ha-analyze: root-cause analysis of failed GPU/NPU training jobs from their logs.
+
+Public API: `analyze()`, `load_patterns()` and the result types. Importing this package
+stays cheap (no pandas, pyarrow or scikit-learn) because restart controllers import it.
+"""
+
+from .analysis import analyze
+from .signatures import PatternSet, load_patterns
+from .types import AnalyzerError, Finding, LogTime, PatternError, RootCause, Stats, Verdict
+
+__all__ = [
+    "AnalyzerError",
+    "Finding",
+    "LogTime",
+    "PatternError",
+    "PatternSet",
+    "RootCause",
+    "Stats",
+    "Verdict",
+    "analyze",
+    "load_patterns",
+]
+
+__version__ = "0.1.0"

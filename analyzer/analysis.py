@@ -1,0 +1,99 @@
+"""The pipeline end to end: sources -> scan -> correlate -> verdict.
+
+`analyze()` is what a restart controller calls: it must return a Verdict for any log
+content. It raises only for a bad argument or an invalid pattern file (the caller's
+mistakes); unreadable inputs become notes in `Verdict.stats`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+
+from .correlate import Collector
+from .matcher import Matcher
+from .scan import StreamScanner, YearRef
+from .signatures import load_patterns
+from .sources import SourceNotes, iter_streams
+from .types import AnalyzerError, Stats, Verdict
+from .verdict import decide
+
+PathArg = str | os.PathLike[str]
+
+
+@lru_cache(maxsize=8)
+def _matcher(extra: tuple[str, ...], builtin: bool, engine: str | None) -> Matcher:
+    return Matcher(load_patterns(extra, builtin=builtin), engine)
+
+
+def get_matcher(
+    patterns: Sequence[PathArg] = (), *, builtin: bool = True, engine: str | None = None
+) -> Matcher:
+    """A compiled Matcher, cached per process: compiling the automaton is the slow part."""
+    return _matcher(tuple(str(p) for p in patterns), builtin, engine)
+
+
+def _normalise_paths(paths: PathArg | Iterable[PathArg]) -> list[str]:
+    if isinstance(paths, (str, os.PathLike)):
+        return [os.fspath(paths)]
+    try:
+        out = [os.fspath(p) for p in paths]
+    except TypeError:
+        raise AnalyzerError(
+            "paths must be a path or an iterable of paths (str or os.PathLike)"
+        ) from None
+    if not out:
+        raise AnalyzerError("no paths given")
+    return out
+
+
+def analyze(
+    paths: PathArg | Iterable[PathArg],
+    *,
+    patterns: Sequence[PathArg] = (),
+    builtin_patterns: bool = True,
+    engine: str | None = None,
+    lang: str = "en",
+) -> Verdict:
+    """Analyse the logs of one job and return its root-cause verdict.
+
+    `paths`: files, folders (read recursively), archives, or "-" for stdin.
+    `patterns`: extra signature folders or files, on top of the built-in ones.
+    `engine`: force an automaton backend ("hyperscan" or "re2"); default: the fastest.
+    `lang`: "en" or "zh" for the summary sentence; ids stay English.
+    """
+    if lang not in ("en", "zh"):
+        raise AnalyzerError(f"lang must be 'en' or 'zh', not {lang!r}")
+    path_list = _normalise_paths(paths)
+    started = time.perf_counter()
+    matcher = get_matcher(patterns, builtin=builtin_patterns, engine=engine)
+    notes = SourceNotes()
+    collector = Collector()
+    scanner = StreamScanner(matcher, collector.add, YearRef())
+    files = lines = nbytes = truncated = 0
+    for index, stream in enumerate(iter_streams(path_list, notes)):
+        fs = scanner.scan(stream, index)
+        files += 1
+        lines += fs.lines
+        nbytes += fs.bytes
+        truncated += fs.truncated
+        if fs.error:
+            notes.notes.append(f"{fs.name}: read stopped early: {fs.error} (kept what was read)")
+        if fs.truncated:
+            notes.notes.append(
+                f"{fs.name}: {fs.truncated} line(s) longer than 1 MiB were cut for matching"
+            )
+    stats = Stats(
+        files=files,
+        lines=lines,
+        bytes=nbytes,
+        seconds=time.perf_counter() - started,
+        unreadable=tuple(notes.unreadable),
+        skipped=tuple(notes.skipped),
+        notes=tuple(notes.notes),
+        truncated_lines=truncated,
+        engine=matcher.automaton.name,
+    )
+    return decide(collector.candidates(), collector.findings(), stats, lang)

@@ -1,0 +1,174 @@
+"""The `ha-analyze` command: thin wrappers over the public API.
+
+`ha-analyze PATH...` is short for `ha-analyze analyze PATH...`, the command people type
+right after a failure. Exit codes: 0 analysed (whatever the verdict), 1 a `patterns test`
+failed, 2 usage error (bad option, bad pattern file), 3 no input could be read at all.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .analysis import analyze, get_matcher
+from .matcher import run_examples
+from .signatures import load_patterns
+from .types import PatternError
+
+EXIT_UNREADABLE = 3
+
+
+class _DefaultGroup(click.Group):
+    """A group whose first argument, when it is not a subcommand, is a path to analyse."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
+            args = ["analyze", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=_DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="ha-analyze")
+def main() -> None:
+    """Find the root cause of a failed GPU/NPU training job in its logs.
+
+    \b
+    ha-analyze logs/                 analyse a job's logs (files, folders, archives, -)
+    ha-analyze logs/ --format json   the verdict as one JSON object
+    ha-analyze patterns list         the signatures the engine knows
+    ha-analyze explain ID            what one signature means and what to do
+    """
+
+
+@main.command("analyze")
+@click.argument("paths", nargs=-1, required=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@click.option(
+    "--patterns",
+    "pattern_dirs",
+    multiple=True,
+    type=click.Path(exists=True),
+    help="Extra signature folder or file (repeatable).",
+)
+@click.option(
+    "--lang",
+    type=click.Choice(["en", "zh"]),
+    default="en",
+    show_default=True,
+    help="Language of the headline and summary; ids stay English.",
+)
+@click.option(
+    "--engine",
+    type=click.Choice(["hyperscan", "re2"]),
+    default=None,
+    help="Force an automaton backend (default: the fastest available).",
+)
+def analyze_cmd(
+    paths: tuple[str, ...], fmt: str, pattern_dirs: tuple[str, ...], lang: str, engine: str | None
+) -> None:
+    """Analyse the logs of one job and print its root-cause verdict."""
+    try:
+        verdict = analyze(list(paths), patterns=pattern_dirs, engine=engine, lang=lang)
+    except PatternError as e:
+        raise click.UsageError(str(e)) from None
+    if fmt == "json":
+        from .sinks import json as json_sink
+
+        click.echo(json_sink.render(verdict))
+        for note in verdict.stats.notes:
+            click.echo(f"ha-analyze: {note}", err=True)
+    else:
+        from .sinks import text
+
+        click.echo(text.render(verdict, lang))
+    if verdict.stats.files == 0 and (verdict.stats.unreadable or verdict.stats.skipped):
+        sys.exit(EXIT_UNREADABLE)
+
+
+@main.group("patterns")
+def patterns_grp() -> None:
+    """List and test signatures."""
+
+
+def _load(dirs: tuple[str, ...]) -> Any:
+    try:
+        return load_patterns(dirs)
+    except PatternError as e:
+        raise click.UsageError(str(e)) from None
+
+
+@patterns_grp.command("list")
+@click.option("--patterns", "pattern_dirs", multiple=True, type=click.Path(exists=True))
+def patterns_list(pattern_dirs: tuple[str, ...]) -> None:
+    """One line per signature: id, category, role, severity, title."""
+    pset = _load(pattern_dirs)
+    for s in pset.signatures:
+        click.echo(f"{s.id:<44} {s.category:<19} {s.role:<12} {s.severity:<8} {s.title}")
+    click.echo(f"{len(pset.signatures)} signatures from {len(pset.files)} files", err=True)
+
+
+@patterns_grp.command("test")
+@click.argument("directory", required=False, type=click.Path(exists=True))
+@click.option("--engine", type=click.Choice(["hyperscan", "re2"]), default=None)
+def patterns_test(directory: str | None, engine: str | None) -> None:
+    """Run the examples of the built-in signatures, or of the ones in DIRECTORY."""
+    dirs = (directory,) if directory else ()
+    try:
+        matcher = get_matcher(dirs, engine=engine)
+    except PatternError as e:
+        click.echo(click.style(f"INVALID {e}", fg="red"))
+        sys.exit(1)
+    only = None
+    if directory:
+        own = {str(p) for p in load_patterns(dirs, builtin=False).files}
+        only = {s.id for s in matcher.signatures if s.source in own}
+    checked, failures = run_examples(matcher)
+    failed_ids = {f.signature for f in failures}
+    for f in failures:
+        if only is None or f.signature in only:
+            click.echo(click.style("FAIL ", fg="red") + f"{f.signature}: {f.problem}\n     {f.log}")
+    n = len(only) if only is not None else len(matcher.signatures)
+    bad = len(failed_ids if only is None else failed_ids & only)
+    click.echo(
+        f"{n - bad} passed, {bad} failed ({checked} examples, engine {matcher.automaton.name})"
+    )
+    if bad:
+        sys.exit(1)
+
+
+@main.command("explain")
+@click.argument("signature_id")
+@click.option("--patterns", "pattern_dirs", multiple=True, type=click.Path(exists=True))
+def explain(signature_id: str, pattern_dirs: tuple[str, ...]) -> None:
+    """What one signature matches, why it happens and what to do."""
+    pset = _load(pattern_dirs)
+    s = pset.get(signature_id)
+    if s is None:
+        close = [x.id for x in pset.signatures if signature_id.split("-")[0] in x.id][:8]
+        raise click.UsageError(
+            f"no signature {signature_id!r}"
+            + (f"; did you mean: {', '.join(close)}" if close else "")
+        )
+    click.echo(click.style(f"{s.id}: {s.title}", bold=True))
+    click.echo(
+        f"category {s.category} | role {s.role} | severity {s.severity} | blame {s.blame}"
+        + (f" | recovery {s.recovery}" if s.recovery else "")
+    )
+    click.echo(f"defined in {Path(s.source).name}\n")
+    click.echo(s.description.strip() + "\n")
+    click.echo("Regex:")
+    for rx in s.match:
+        click.echo(f"  {rx}")
+    for rx in s.exclude:
+        click.echo(f"  not: {rx}")
+    click.echo("Examples:")
+    for ex in s.examples:
+        click.echo(f"  {'match' if ex['match'] else 'no   '}  {ex['log']}")
+    click.echo("References:")
+    for ref in s.references:
+        click.echo(f"  {ref}")

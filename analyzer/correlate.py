@@ -1,0 +1,98 @@
+"""Hits across ranks and files -> deduplicated findings and root-cause candidates.
+
+A 1,000-rank job prints the same timeout 1,000 times; people want one finding with a
+rank set and a count. Lines are grouped by signature and text template (numbers and
+hex masked), and for each signature, file and rank the earliest hit is kept as a
+root-cause candidate, so memory stays bounded by signatures x files, not by lines.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from .lines import strip_prefix
+from .types import Finding, Hit, LogTime
+
+_MASK = re.compile(r"0x[0-9a-fA-F]+|\d+")
+_MAX_RANKS = 100_000
+
+ROLE_RANK = {"cause": 0, "symptom": 1, "confirmation": 2}
+SEVERITY_RANK = {"fatal": 0, "error": 1, "warning": 2, "info": 3}
+
+
+def time_key(hit: Hit) -> float:
+    """Wall-clock seconds, or +inf where only file order is known."""
+    return hit.time.epoch if hit.time and hit.time.absolute else math.inf
+
+
+def order_key(hit: Hit) -> tuple[int, int, float, int, int]:
+    """How root-cause candidates rank: role, then severity, then time, then file order."""
+    sig = hit.signature
+    return (
+        ROLE_RANK[sig.role],
+        SEVERITY_RANK[sig.severity],
+        time_key(hit),
+        hit.file_index,
+        hit.line,
+    )
+
+
+def template(text: str) -> str:
+    return _MASK.sub("#", strip_prefix(text).text)[:300]
+
+
+@dataclass
+class _Group:
+    first: Hit
+    count: int = 0
+    ranks: set[int] = field(default_factory=set)
+    files: set[int] = field(default_factory=set)
+    last_time: LogTime | None = None
+
+
+class Collector:
+    """Receives hits as the scan produces them."""
+
+    def __init__(self) -> None:
+        self._groups: dict[tuple[str, str], _Group] = {}
+        self._candidates: dict[tuple[str, int, int | None], Hit] = {}
+
+    def add(self, hit: Hit) -> None:
+        key = (hit.signature.id, template(hit.text))
+        g = self._groups.get(key)
+        if g is None:
+            g = self._groups[key] = _Group(hit)
+        elif (time_key(hit), hit.file_index, hit.line) < (
+            time_key(g.first),
+            g.first.file_index,
+            g.first.line,
+        ) and hit.context:
+            g.first = hit
+        g.count += 1
+        if hit.rank is not None and len(g.ranks) < _MAX_RANKS:
+            g.ranks.add(hit.rank)
+        g.files.add(hit.file_index)
+        if (
+            hit.time
+            and hit.time.absolute
+            and (g.last_time is None or hit.time.epoch > g.last_time.epoch)
+        ):
+            g.last_time = hit.time
+        ckey = (hit.signature.id, hit.file_index, hit.rank)
+        if ckey not in self._candidates:
+            self._candidates[ckey] = hit
+
+    def candidates(self) -> list[Hit]:
+        """Root-cause candidates, best first."""
+        return sorted(self._candidates.values(), key=order_key)
+
+    def findings(self) -> list[Finding]:
+        """Every finding, in the order a reader should see them (best candidates first)."""
+        out = [
+            Finding(g.first, g.count, tuple(sorted(g.ranks)), len(g.files), g.last_time)
+            for g in self._groups.values()
+        ]
+        out.sort(key=lambda f: order_key(f.first))
+        return out

@@ -1,0 +1,196 @@
+"""Raw line bytes -> text the signatures see, plus what a line says about time and rank.
+
+Only lines the automaton hit (and a few sampled lines per block) come through here, so
+these functions may use Python regexes freely; they never run over every line.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+from .types import LogTime
+
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+
+# Prefixes that launchers put in front of every line of a rank: torchrun --tee / log
+# redirects ("[rank3]:", "[default3]:"), srun -l / deepspeed ("3: "), mpirun
+# --tag-output ("[1,3]<stdout>:"), horovodrun ("Tue Nov 10 10:05:04 2020[13]<stderr>:").
+_RANK_PREFIX = re.compile(
+    r"\[(?:rank|default)(?P<a>\d{1,6})\]:[ ]?"
+    r"|(?P<b>\d{1,6}): "
+    r"|\[\d+,(?P<c>\d{1,6})\]<std(?:out|err)>:[ ]?"
+    r"|(?:[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4})?"
+    r"\[(?P<d>\d{1,6})\]<std(?:out|err)>:[ ]?"
+)
+# Ranks named inside a message: ProcessGroupNCCL "[PG ID 0 ... Rank 3]", "[Rank 3]",
+# torch_npu "(PID:1506967, Device:1, RankID:1)", "rank=3", "Rank[2]".
+_RANK_INLINE = re.compile(
+    r"\[(?:PG [^\]]{0,80})?Rank (?P<a>\d{1,6})\]"
+    r"|RankID:(?P<b>\d{1,6})\b"
+    r"|\brank[=:](?P<c>\d{1,6})\b"
+    r"|\bRank\[(?P<d>\d{1,6})\]"
+)
+# Hosts: syslog "Nov 29 10:00:01 node3 kernel:", NCCL "node3:1234:5678 [0] NCCL".
+_HOST_SYSLOG = re.compile(
+    r"^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d (?P<h>[\w.-]+) \w[\w\-/.]*(?:\[\d+\])?:"
+)
+_HOST_NCCL = re.compile(r"(?:^|\s)(?P<h>[A-Za-z][\w.-]*):\d+:\d+ \[\d+\] ")
+
+_MONTHS = {m: i for i, m in enumerate(calendar.month_abbr) if m}
+
+
+@dataclass(frozen=True)
+class Message:
+    """A line as the signatures see it."""
+
+    text: str
+    rank: int | None
+
+
+def clean(raw: str) -> list[str]:
+    """Strip ANSI escapes and split tqdm-style carriage-return redraws into segments.
+
+    Only the segments that carry text are kept, so a progress bar redrawn 500 times on one
+    physical line does not hide the error printed after its last redraw.
+    """
+    text = _ANSI.sub("", raw).rstrip("\r\n")
+    if "\r" not in text:
+        return [text]
+    return [s for s in text.split("\r") if s.strip()] or [""]
+
+
+def strip_prefix(text: str) -> Message:
+    """Remove launcher rank prefixes (possibly stacked) and return the rank they name."""
+    rank: int | None = None
+    for _ in range(3):
+        m = _RANK_PREFIX.match(text)
+        if not m:
+            break
+        value = m.group("a") or m.group("b") or m.group("c") or m.group("d")
+        if rank is None:
+            rank = int(value)
+        text = text[m.end() :]
+    return Message(text, rank)
+
+
+def inline_rank(text: str) -> int | None:
+    m = _RANK_INLINE.search(text)
+    if not m:
+        return None
+    return int(m.group("a") or m.group("b") or m.group("c") or m.group("d"))
+
+
+def line_host(text: str) -> str | None:
+    m = _HOST_SYSLOG.match(text) or _HOST_NCCL.search(text)
+    return m.group("h") if m else None
+
+
+# --- timestamps -----------------------------------------------------------------------
+
+_TS = re.compile(
+    # ISO-8601 / Python logging: 2026-11-29T10:00:01.123+08:00, 2026-11-29 10:00:01,123
+    r"(?P<iso>(?P<Y>\d{4})-(?P<M>\d\d)-(?P<D>\d\d)[T ](?P<h>\d\d):(?P<m>\d\d):(?P<s>\d\d)"
+    r"(?:[.,](?P<f>\d{1,9}))?(?P<z>Z|[+-]\d\d:?\d\d)?)"
+    # CANN plog: 2026-11-29-10:00:01.123.456
+    r"|(?P<plog>(?P<pY>\d{4})-(?P<pM>\d\d)-(?P<pD>\d\d)-(?P<ph>\d\d):(?P<pm>\d\d):(?P<ps>\d\d)"
+    r"(?:\.(?P<pms>\d{3})(?:\.(?P<pus>\d{3}))?)?)"
+    # glog: I1129 10:00:01.123456 (no year)
+    r"|(?P<glog>\b[IWEF](?P<gM>\d\d)(?P<gD>\d\d) (?P<gh>\d\d):(?P<gm>\d\d):(?P<gs>\d\d)"
+    r"(?:\.(?P<gf>\d{1,9}))?)"
+    # ctime: Tue Nov 10 10:05:04 2020
+    r"|(?P<ctime>\b[A-Z][a-z]{2} (?P<cMon>[A-Z][a-z]{2}) +(?P<cD>\d{1,2}) "
+    r"(?P<ch>\d\d):(?P<cm>\d\d):(?P<cs>\d\d) (?P<cY>\d{4}))"
+    # syslog: Nov 29 10:00:01 (no year)
+    r"|(?P<syslog>\b(?P<sMon>[A-Z][a-z]{2}) +(?P<sD>\d{1,2}) "
+    r"(?P<sh>\d\d):(?P<sm>\d\d):(?P<ss>\d\d)\b)"
+    # dmesg: [12345.678901] (seconds since boot)
+    r"|(?P<dmesg>^\[ *(?P<up>\d{1,9}\.\d{6})\])"
+    # epoch seconds at the start of a line: 1764410401 or 1764410401.123
+    r"|(?P<epoch>^(?P<ep>1[0-9]{9})(?:\.(?P<epf>\d{1,6}))?\b)"
+)
+
+# Only the first part of a line is searched: timestamps sit in the header.
+_TS_WINDOW = 160
+
+
+def _frac(digits: str | None) -> float:
+    return int(digits) / 10 ** len(digits) if digits else 0.0
+
+
+def _epoch(
+    year: int, month: int, day: int, h: int, m: int, s: int, frac: float, zone: str | None = None
+) -> LogTime | None:
+    try:
+        dt = datetime(year, month, day, h, m, s, tzinfo=timezone.utc)
+    except ValueError:
+        return None
+    if zone and zone != "Z":
+        sign = 1 if zone[0] == "+" else -1
+        digits = zone[1:].replace(":", "")
+        dt -= sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+    return LogTime(dt.timestamp() + frac, True, zone is not None)
+
+
+def parse_time(text: str, year: int) -> LogTime | None:
+    """Parse the first timestamp in a line's header.
+
+    `year` fills formats that carry none (glog, syslog): the caller passes the year of a
+    full timestamp seen elsewhere in the job, so that mixed formats still order correctly.
+    """
+    m = _TS.search(text, 0, _TS_WINDOW)
+    if not m:
+        return None
+    g = m.group
+    if g("iso"):
+        return _epoch(
+            int(g("Y")),
+            int(g("M")),
+            int(g("D")),
+            int(g("h")),
+            int(g("m")),
+            int(g("s")),
+            _frac(g("f")),
+            g("z"),
+        )
+    if g("plog"):
+        frac = int(g("pms") or 0) / 1e3 + int(g("pus") or 0) / 1e6
+        return _epoch(
+            int(g("pY")), int(g("pM")), int(g("pD")), int(g("ph")), int(g("pm")), int(g("ps")), frac
+        )
+    if g("glog"):
+        return _epoch(
+            year,
+            int(g("gM")),
+            int(g("gD")),
+            int(g("gh")),
+            int(g("gm")),
+            int(g("gs")),
+            _frac(g("gf")),
+        )
+    if g("ctime"):
+        mon = _MONTHS.get(g("cMon"))
+        if mon is None:
+            return None
+        return _epoch(
+            int(g("cY")), mon, int(g("cD")), int(g("ch")), int(g("cm")), int(g("cs")), 0.0
+        )
+    if g("syslog"):
+        mon = _MONTHS.get(g("sMon"))
+        if mon is None:
+            return None
+        return _epoch(year, mon, int(g("sD")), int(g("sh")), int(g("sm")), int(g("ss")), 0.0)
+    if g("dmesg"):
+        return LogTime(float(g("up")), absolute=False)
+    return LogTime(int(g("ep")) + _frac(g("epf")), True, True)
+
+
+def has_year(text: str) -> int | None:
+    """The year of a full-date timestamp in the line, used to anchor year-less formats."""
+    m = _TS.search(text, 0, _TS_WINDOW)
+    if not m:
+        return None
+    y = m.group("Y") or m.group("pY") or m.group("cY")
+    return int(y) if y else None

@@ -1,0 +1,81 @@
+"""Exact signature checks on the few lines the automaton hit.
+
+The automaton says which signatures *may* match a line; here the full Python regex,
+its named captures and its excludes decide. The example runner uses the same path, so
+a signature's examples test exactly what the engine does.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from . import automaton
+from .lines import clean, strip_prefix
+from .signatures import PatternSet, iter_regexes
+from .types import Signature
+
+
+@dataclass(frozen=True)
+class ExampleFailure:
+    signature: str
+    log: str
+    problem: str
+
+
+class Matcher:
+    """Compiled signatures: one automaton for the prefilter, Python regexes for the check."""
+
+    def __init__(self, patterns: PatternSet, engine: str | None = None) -> None:
+        self.signatures = patterns.signatures
+        self._match = [tuple(re.compile(rx) for rx in s.match) for s in self.signatures]
+        self._exclude = [tuple(re.compile(rx) for rx in s.exclude) for s in self.signatures]
+        self.automaton = automaton.build(list(iter_regexes(self.signatures)), engine)
+
+    def verify(self, index: int, message: str) -> dict[str, str] | None:
+        """Captures if signature `index` matches the message (excludes applied), else None."""
+        for rx in self._match[index]:
+            m = rx.search(message)
+            if m:
+                if any(x.search(message) for x in self._exclude[index]):
+                    return None
+                return {k: v for k, v in m.groupdict().items() if v is not None}
+        return None
+
+    def match_line(self, raw: str) -> list[tuple[Signature, dict[str, str]]]:
+        """Every signature matching one raw line, through the same path as a scan."""
+        block = raw.encode("utf-8", "surrogateescape") + b"\n"
+        out: list[tuple[Signature, dict[str, str]]] = []
+        for _, _, candidates in self.automaton.scan(block):
+            for segment in clean(raw):
+                message = strip_prefix(segment).text
+                for i in candidates:
+                    caps = self.verify(i, message)
+                    if caps is not None and all(self.signatures[i] is not s for s, _ in out):
+                        out.append((self.signatures[i], caps))
+        return out
+
+
+def run_examples(matcher: Matcher) -> tuple[int, list[ExampleFailure]]:
+    """Check every signature's examples through the real scan path; (checked, failures)."""
+    failures: list[ExampleFailure] = []
+    checked = 0
+    for sig in matcher.signatures:
+        for ex in sig.examples:
+            checked += 1
+            got = dict((s.id, caps) for s, caps in matcher.match_line(ex["log"]))
+            if ex["match"] and sig.id not in got:
+                failures.append(ExampleFailure(sig.id, ex["log"], "should match but does not"))
+            elif not ex["match"] and sig.id in got:
+                failures.append(ExampleFailure(sig.id, ex["log"], "matches but should not"))
+            elif ex["match"]:
+                for k, v in (ex.get("captures") or {}).items():
+                    if got[sig.id].get(k) != str(v):
+                        failures.append(
+                            ExampleFailure(
+                                sig.id,
+                                ex["log"],
+                                f"capture {k!r}: expected {v!r}, got {got[sig.id].get(k)!r}",
+                            )
+                        )
+    return checked, failures

@@ -1,0 +1,288 @@
+"""One stream -> signature hits, reading ~1 MiB blocks and looking closely only at hit lines.
+
+The loop over a block never touches individual lines in Python: the automaton finds the
+candidate lines, `bytes.count` numbers them, and only those lines are decoded, cleaned,
+checked by the exact regex and given a time, a rank and context.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+
+from .correlate import ROLE_RANK, SEVERITY_RANK
+from .lines import clean, has_year, inline_rank, line_host, parse_time, strip_prefix
+from .matcher import Matcher
+from .sources import Stream
+from .types import Hit, LogTime
+
+BLOCK = 1 << 20
+LINE_CAP = 1 << 20
+TEXT_CAP = 4096
+_CONTEXT_BEFORE, _CONTEXT_AFTER, _TRACEBACK_LINES = 3, 3, 40
+_TAIL = 64 * 1024
+# Hits per (file, signature) that get full context; later ones only count, so a log
+# with a million identical warnings stays cheap.
+_DETAILED = 200
+_FRAME = re.compile(r'^\s*File "[^"]*", line \d+')
+_EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b")
+_TRACEBACK = "Traceback (most recent call last):"
+_CHAINED = ("During handling", "The above exception")
+
+
+def decode(raw: bytes) -> str:
+    """UTF-8, else GB18030 (CANN and Chinese locales), else UTF-8 with replacements."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    try:
+        return raw.decode("gb18030")
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", "replace")
+
+
+@dataclass
+class YearRef:
+    """The year for timestamp formats without one, taken from the first full date seen."""
+
+    year: int = field(default_factory=lambda: date.today().year)
+    anchored: bool = False
+
+    def see(self, text: str) -> None:
+        if not self.anchored:
+            y = has_year(text)
+            if y:
+                self.year, self.anchored = y, True
+
+
+@dataclass
+class FileScan:
+    name: str
+    lines: int = 0
+    bytes: int = 0
+    truncated: int = 0
+    first_time: LogTime | None = None
+    last_time: LogTime | None = None
+    error: str | None = None
+
+
+class _Block:
+    """A block plus the tail of the one before it, for context that crosses the boundary."""
+
+    def __init__(self, tail: bytes, block: bytes) -> None:
+        self.buf = tail + block
+        self.shift = len(tail)
+
+    def lines_before(self, start: int, n: int) -> list[str]:
+        out: list[str] = []
+        pos = start + self.shift
+        while len(out) < n and pos > 0:
+            prev = self.buf.rfind(b"\n", 0, pos - 1) + 1
+            out.append(decode(self.buf[prev : pos - 1])[:TEXT_CAP])
+            pos = prev
+        out.reverse()
+        return out
+
+    def lines_after(self, end: int, n: int) -> list[str]:
+        out: list[str] = []
+        pos = end + self.shift + 1
+        while len(out) < n and pos < len(self.buf):
+            nxt = self.buf.find(b"\n", pos)
+            nxt = len(self.buf) if nxt < 0 else nxt
+            out.append(decode(self.buf[pos:nxt])[:TEXT_CAP])
+            pos = nxt + 1
+        return out
+
+
+def _time_of(lines: list[str], year: int) -> LogTime | None:
+    for text in reversed(lines):
+        t = parse_time(text, year)
+        if t:
+            return t
+    return None
+
+
+def _traceback_start(before: list[str]) -> int | None:
+    """Index in `before` of the 'Traceback' line that the exception line closes, if any."""
+    for i in range(len(before) - 1, -1, -1):
+        msg = strip_prefix(before[i]).text
+        if msg.startswith(_TRACEBACK):
+            return i
+        inside = msg.startswith((" ", "\t")) or _FRAME.match(msg) or not msg.strip()
+        # a chained exception ("During handling ...") keeps the earlier traceback joined
+        chained = msg.startswith(_CHAINED) or _EXCEPTION.match(msg)
+        if not (inside or chained):
+            return None
+    return None
+
+
+class StreamScanner:
+    """Scans streams with one Matcher and reports hits to a callback."""
+
+    def __init__(self, matcher: Matcher, on_hit: Callable[[Hit], None], year: YearRef) -> None:
+        self.matcher = matcher
+        self.on_hit = on_hit
+        self.year = year
+        self._detailed: dict[tuple[int, int], int] = {}
+
+    def scan(self, stream: Stream, file_index: int) -> FileScan:
+        fs = FileScan(stream.name)
+        carry = b""
+        skipping = False
+        lineno = 1
+        tail = b""
+        try:
+            while True:
+                chunk = stream.reader.read(BLOCK)
+                if not chunk:
+                    break
+                fs.bytes += len(chunk)
+                fs.lines += chunk.count(b"\n")
+                if skipping:
+                    k = chunk.find(b"\n")
+                    if k < 0:
+                        continue
+                    chunk, skipping, lineno = chunk[k + 1 :], False, lineno + 1
+                data = carry + chunk if carry else chunk
+                k = data.rfind(b"\n")
+                if k < 0:
+                    if len(data) > LINE_CAP:
+                        self._block(stream, file_index, fs, tail, data[:LINE_CAP], lineno)
+                        fs.truncated += 1
+                        skipping, carry, tail = True, b"", b""
+                    else:
+                        carry = data
+                    continue
+                block, carry = data[: k + 1], data[k + 1 :]
+                self._block(stream, file_index, fs, tail, block, lineno)
+                lineno += block.count(b"\n")
+                tail = block[-_TAIL:]
+        except Exception as e:  # truncated gzip, I/O errors, corrupt members: keep what we have
+            fs.error = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+        if carry:
+            self._block(stream, file_index, fs, tail, carry, lineno)
+        return fs
+
+    def _sample_times(self, fs: FileScan, block: bytes) -> None:
+        """First and last timestamp of the block: the file's time span, cheaply."""
+        head = decode(block[:512].split(b"\n", 1)[0])
+        self.year.see(head)
+        t = parse_time(clean(head)[0], self.year.year)
+        if t and fs.first_time is None:
+            fs.first_time = t
+        end = len(block.rstrip(b"\n"))
+        for _ in range(5):
+            start = block.rfind(b"\n", 0, end) + 1
+            t = parse_time(clean(decode(block[start : min(end, start + 512)]))[0], self.year.year)
+            if t:
+                if fs.last_time is None or not t.absolute or t.epoch >= fs.last_time.epoch:
+                    fs.last_time = t
+                break
+            if start == 0:
+                break
+            end = start - 1
+
+    def _block(
+        self, stream: Stream, file_index: int, fs: FileScan, tail: bytes, block: bytes, lineno: int
+    ) -> None:
+        self._sample_times(fs, block)
+        hits = self.matcher.automaton.scan(block)
+        if not hits:
+            return
+        ctx = _Block(tail, block)
+        pos, line = 0, lineno
+        for start, end, candidates in hits:
+            line += block.count(b"\n", pos, start)
+            pos = start
+            raw = decode(block[start:end])
+            prev = ctx.lines_before(start, 1)
+            if prev and _FRAME.match(strip_prefix(prev[0]).text):
+                continue  # the source line of a traceback frame quotes code, not an event
+            for segment in clean(raw):
+                msg = strip_prefix(segment)
+                for i, caps in self._best(candidates, msg.text):
+                    key = (file_index, i)
+                    seen = self._detailed.get(key, 0)
+                    self._detailed[key] = seen + 1
+                    before = ctx.lines_before(start, _TRACEBACK_LINES if seen < _DETAILED else 20)
+                    self._emit(
+                        stream,
+                        file_index,
+                        i,
+                        caps,
+                        segment,
+                        msg.rank,
+                        line,
+                        start,
+                        ctx,
+                        before,
+                        end,
+                        seen < _DETAILED,
+                    )
+
+    def _best(self, candidates: tuple[int, ...], message: str) -> list[tuple[int, dict[str, str]]]:
+        """The matches of one line in its best role/severity tier.
+
+        A line is one event: when a specific signature (a fatal CUDA OOM) and a generic one
+        (any `...Error:` line) both match, the generic reading adds nothing but noise.
+        """
+        found = []
+        for i in candidates:
+            caps = self.matcher.verify(i, message)
+            if caps is not None:
+                sig = self.matcher.signatures[i]
+                found.append(((ROLE_RANK[sig.role], SEVERITY_RANK[sig.severity]), i, caps))
+        if not found:
+            return []
+        top = min(tier for tier, _, _ in found)
+        return [(i, caps) for tier, i, caps in found if tier == top]
+
+    def _emit(
+        self,
+        stream: Stream,
+        file_index: int,
+        sig_index: int,
+        caps: dict[str, str],
+        segment: str,
+        prefix_rank: int | None,
+        line: int,
+        start: int,
+        ctx: _Block,
+        before: list[str],
+        end: int,
+        detailed: bool,
+    ) -> None:
+        sig = self.matcher.signatures[sig_index]
+        year = self.year.year
+        when = parse_time(segment, year) or _time_of(before[-20:], year)
+        rank = prefix_rank if prefix_rank is not None else inline_rank(segment)
+        if rank is None:
+            rank = stream.rank
+        ctx_before = before[-_CONTEXT_BEFORE:] if detailed else []
+        if detailed and _EXCEPTION.match(strip_prefix(segment).text):
+            tb = _traceback_start(before)
+            if tb is not None:
+                ctx_before = before[tb:]
+        self.on_hit(
+            Hit(
+                signature=sig,
+                file=stream.name,
+                file_index=file_index,
+                line=line,
+                offset=start,
+                text=segment[:TEXT_CAP],
+                time=when,
+                rank=rank,
+                host=line_host(segment) or stream.host,
+                captures=caps,
+                context=(
+                    (*ctx_before, segment[:TEXT_CAP], *ctx.lines_after(end, _CONTEXT_AFTER))
+                    if detailed
+                    else ()
+                ),
+                context_first_line=line - len(ctx_before),
+            )
+        )

@@ -1,0 +1,277 @@
+"""Load and validate signature files (patterns/*.yaml) into a PatternSet.
+
+Validation is strict and names file, id and field, because a silently ignored typo in a
+signature is a failure nobody notices until the verdict is wrong.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .taxonomy import CATEGORIES, RECOVERIES
+from .types import BLAMES, ROLES, SEVERITIES, PatternError, Signature
+
+_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)+$")
+_FAMILY = re.compile(r"^[a-z0-9]+(?:[-_][a-z0-9]+)*$")
+_HEADINGS = ("### What it matches", "### Why it happens", "### What to do")
+_REQUIRED = (
+    "id",
+    "title",
+    "category",
+    "role",
+    "severity",
+    "blame",
+    "literals",
+    "match",
+    "description",
+    "references",
+    "examples",
+)
+_OPTIONAL = ("exclude", "message", "recovery", "retryable", "override")
+
+# Constructs outside the subset shared by Python re, RE2 and Hyperscan.
+_FORBIDDEN = (
+    (re.compile(r"\(\?<?[=!]"), "lookaround"),
+    (re.compile(r"\(\?>"), "atomic group"),
+    (re.compile(r"\(\?P="), "backreference"),
+    (re.compile(r"\\[1-9]"), "backreference"),
+    (re.compile(r"(?<!\\)[*+?}]\+"), "possessive quantifier"),
+    (re.compile(r"\(\?\("), "conditional"),
+    (re.compile(r"\\n"), "newline (a match must stay within one line)"),
+)
+_INLINE_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
+_GREEDY_BETWEEN = re.compile(r"\(\?P<\w+>.*?\)[^(]*?(?<!\\)\.[*+].*?\(\?P<")
+
+
+@dataclass(frozen=True)
+class PatternSet:
+    """Every loaded signature, in load order (built-ins first)."""
+
+    signatures: tuple[Signature, ...]
+    files: tuple[str, ...]
+
+    def get(self, sig_id: str) -> Signature | None:
+        return next((s for s in self.signatures if s.id == sig_id), None)
+
+
+def builtin_dir() -> Path:
+    """Where the built-in pattern files live: inside the wheel, or patterns/ in a checkout."""
+    try:
+        path = Path(str(resources.files("analyzer.builtin_patterns")))
+        if any(path.glob("*.yaml")):
+            return path
+    except (ModuleNotFoundError, TypeError):
+        pass
+    return Path(__file__).resolve().parent.parent / "patterns"
+
+
+def load_patterns(extra: Sequence[str | Path] = (), *, builtin: bool = True) -> PatternSet:
+    """Load the built-in signatures and the YAML files of each extra folder (or file).
+
+    A user signature whose id clashes with a built-in one is an error unless it says
+    `override: true`, so nobody shadows a built-in by accident.
+    """
+    files: list[Path] = []
+    if builtin:
+        files += sorted(builtin_dir().glob("*.yaml"))
+    user_files: list[Path] = []
+    for item in extra:
+        p = Path(item)
+        if p.is_dir():
+            user_files += sorted(p.rglob("*.yaml")) + sorted(p.rglob("*.yml"))
+        elif p.is_file():
+            user_files.append(p)
+        else:
+            raise PatternError(f"{p}: no such pattern file or folder")
+    by_id: dict[str, Signature] = {}
+    builtin_ids: set[str] = set()
+    for f in files:
+        for sig in _load_file(f):
+            if sig.id in by_id:
+                raise PatternError(f"{f}: {sig.id}: id: already defined in {by_id[sig.id].source}")
+            by_id[sig.id] = sig
+            builtin_ids.add(sig.id)
+    for f in user_files:
+        for sig, override in _load_file_with_override(f):
+            if sig.id in by_id:
+                if sig.id in builtin_ids and override:
+                    by_id[sig.id] = sig
+                    continue
+                raise PatternError(
+                    f"{f}: {sig.id}: id: clashes with {by_id[sig.id].source}"
+                    + (
+                        "; add 'override: true' to replace the built-in"
+                        if sig.id in builtin_ids
+                        else ""
+                    )
+                )
+            by_id[sig.id] = sig
+    return PatternSet(tuple(by_id.values()), tuple(str(f) for f in files + user_files))
+
+
+def _load_file(path: Path) -> list[Signature]:
+    return [s for s, _ in _load_file_with_override(path)]
+
+
+def _load_file_with_override(path: Path) -> list[tuple[Signature, bool]]:
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as e:
+        raise PatternError(f"{path}: cannot read: {e}") from None
+    except yaml.YAMLError as e:
+        raise PatternError(f"{path}: invalid YAML: {e}") from None
+    if not isinstance(doc, dict):
+        raise PatternError(f"{path}: expected a mapping with 'family' and 'signatures'")
+    family = doc.get("family")
+    if not isinstance(family, str) or not _FAMILY.match(family):
+        raise PatternError(f"{path}: family: must be a lowercase name, got {family!r}")
+    sigs = doc.get("signatures")
+    if not isinstance(sigs, list) or not sigs:
+        raise PatternError(f"{path}: signatures: must be a non-empty list")
+    unknown_top = set(doc) - {"family", "description", "signatures"}
+    if unknown_top:
+        raise PatternError(f"{path}: unknown top-level field(s): {', '.join(sorted(unknown_top))}")
+    out: list[tuple[Signature, bool]] = []
+    for i, entry in enumerate(sigs):
+        if not isinstance(entry, dict):
+            raise PatternError(f"{path}: signatures[{i}]: must be a mapping")
+        out.append(_parse_signature(path, family, entry, i))
+    return out
+
+
+def _parse_signature(
+    path: Path, family: str, d: dict[str, Any], index: int
+) -> tuple[Signature, bool]:
+    sid = d.get("id")
+    where = f"{path}: {sid if isinstance(sid, str) else f'signatures[{index}]'}"
+
+    def fail(field: str, msg: str) -> PatternError:
+        return PatternError(f"{where}: {field}: {msg}")
+
+    for k in _REQUIRED:
+        if k not in d:
+            raise fail(k, "missing")
+    extra = set(d) - set(_REQUIRED) - set(_OPTIONAL)
+    if extra:
+        raise fail(", ".join(sorted(extra)), "unknown field")
+    if not isinstance(sid, str) or not _ID.match(sid):
+        raise fail("id", "must be kebab-case like 'nccl-watchdog-timeout'")
+    if not sid.startswith(family.replace("_", "-") + "-"):
+        raise fail("id", f"must start with the family prefix '{family.replace('_', '-')}-'")
+    for k in ("title", "description"):
+        if not isinstance(d[k], str) or not d[k].strip():
+            raise fail(k, "must be a non-empty string")
+    if d["category"] not in CATEGORIES:
+        raise fail("category", f"{d['category']!r} is not a taxonomy category")
+    if d["role"] not in ROLES:
+        raise fail("role", f"must be one of {', '.join(ROLES)}")
+    if d["severity"] not in SEVERITIES:
+        raise fail("severity", f"must be one of {', '.join(SEVERITIES)}")
+    if d["blame"] not in BLAMES:
+        raise fail("blame", f"must be one of {', '.join(BLAMES)}")
+    missing = [h for h in _HEADINGS if h not in d["description"]]
+    if missing:
+        raise fail("description", f"needs the heading(s) {', '.join(missing)}")
+    literals = _str_list(d["literals"], fail, "literals")
+    match = _str_list(d["match"], fail, "match")
+    exclude = _str_list(d.get("exclude") or [], fail, "exclude", allow_empty=True)
+    references = _str_list(d["references"], fail, "references")
+    for rx in match + exclude:
+        check_regex(rx, fail)
+    for rx in match:
+        if _GREEDY_BETWEEN.search(rx):
+            raise fail("match", f"unbounded '.*' between two captures in {rx!r}")
+    recovery = d.get("recovery")
+    if recovery is not None and recovery not in RECOVERIES:
+        raise fail("recovery", f"{recovery!r} is not a recovery id")
+    if "retryable" in d and d["retryable"] not in (True, False, None):
+        raise fail("retryable", "must be true, false or null")
+    message = d.get("message") or d["title"]
+    if not isinstance(message, str):
+        raise fail("message", "must be a string")
+    groups: set[str] = set()
+    for rx in match:
+        groups |= set(re.compile(rx).groupindex)
+    for _, name, _, _ in string.Formatter().parse(message):
+        if name and name not in groups:
+            raise fail(
+                "message", f"placeholder {{{name}}} is not a named capture of any match regex"
+            )
+    examples = d["examples"]
+    if not isinstance(examples, list) or not all(isinstance(e, dict) for e in examples):
+        raise fail("examples", "must be a list of mappings")
+    for e in examples:
+        if not isinstance(e.get("log"), str) or not isinstance(e.get("match"), bool):
+            raise fail("examples", f"each example needs 'log' (string) and 'match' (bool): {e!r}")
+        if set(e) - {"log", "match", "captures"}:
+            raise fail(
+                "examples", f"unknown key(s) {sorted(set(e) - {'log', 'match', 'captures'})}"
+            )
+    if not any(e["match"] for e in examples) or all(e["match"] for e in examples):
+        raise fail("examples", "needs at least one positive and one negative example")
+    for e in examples:
+        if e["match"] and not any(lit.lower() in e["log"].lower() for lit in literals):
+            raise fail("literals", f"no literal occurs in the positive example {e['log'][:80]!r}")
+    override = bool(d.get("override", False))
+    sig = Signature(
+        id=sid,
+        family=family,
+        title=d["title"].strip(),
+        category=d["category"],
+        role=d["role"],
+        severity=d["severity"],
+        blame=d["blame"],
+        literals=tuple(literals),
+        match=tuple(match),
+        exclude=tuple(exclude),
+        message=message.strip(),
+        description=d["description"],
+        references=tuple(references),
+        examples=tuple(examples),
+        source=str(path),
+        recovery=recovery,
+        retryable=d.get("retryable"),
+        retryable_set="retryable" in d,
+    )
+    return sig, override
+
+
+def _str_list(value: Any, fail: Any, field: str, allow_empty: bool = False) -> list[str]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise fail(field, "must be a list of non-empty strings")
+    if not value and not allow_empty:
+        raise fail(field, "must not be empty")
+    return list(value)
+
+
+def check_regex(rx: str, fail: Any) -> None:
+    """Refuse regexes outside the subset the automaton engines and Python's re share."""
+    try:
+        compiled = re.compile(rx)
+    except re.error as e:
+        raise fail("match", f"invalid regex {rx!r}: {e}") from None
+    if compiled.search(""):
+        raise fail("match", f"matches the empty string, so it would hit every line: {rx!r}")
+    for pat, what in _FORBIDDEN:
+        if pat.search(rx):
+            raise fail("match", f"{what} is not allowed (automaton engines lack it): {rx!r}")
+    for m in _INLINE_FLAGS.finditer(rx):
+        if m.start() != 0 or m.group() != "(?i)":
+            raise fail("match", f"only a leading '(?i)' inline flag is allowed: {rx!r}")
+
+
+def iter_regexes(sigs: Iterable[Signature]) -> Iterable[tuple[int, str]]:
+    """(signature index, regex) for every match regex, the automaton's input."""
+    for i, s in enumerate(sigs):
+        for rx in s.match:
+            yield i, rx

@@ -1,0 +1,1 @@
+"""Where a verdict goes: the terminal (text) or a program (JSON)."""

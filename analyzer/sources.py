@@ -1,0 +1,272 @@
+"""Paths -> decompressed byte streams, each with the name a person can find it under.
+
+Files, folders (recursive), stdin, compressed files and archive members are all read as
+streams: nothing is ever extracted to disk, and each stream is consumed before the next
+one is produced (tar archives can only be read in order). Whatever cannot be read
+becomes a note, never an exception, because a half-readable bundle still deserves an
+answer.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import lzma
+import os
+import re
+import stat
+import sys
+import tarfile
+import zipfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+_HEAD = 8192
+_MAX_NESTING = 3
+_GZIP, _BZ2, _XZ, _ZSTD = b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00", b"\x28\xb5\x2f\xfd"
+_BINARY_MAGIC = (
+    b"\x7fELF",
+    b"\x89PNG",
+    b"\xff\xd8\xff",
+    b"%PDF",
+    b"GIF8",
+    b"\x93NUMPY",
+    b"\x89HDF",
+    b"SQLite format 3",
+    b"PAR1",
+    b"\xca\xfe\xba\xbe",
+    b"MZ",
+)
+_ZIP_EXT = (".zip",)
+_TAR_EXT = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz", ".tar.zst")
+
+# Rank and host in a path: rank_3/, rank-3.log, rank3.log, attempt_0/3/stdout.log,
+# worker-3, device-3 (Ascend plog folders), proc3.
+_PATH_RANK = (
+    re.compile(r"attempt_\d+/(\d+)/(?:stdout|stderr|error)\.(?:log|json)$"),
+    re.compile(r"(?:^|[/_.\-])(?:rank|worker|device|proc|process)[_\-]?(\d+)(?=[/_.\-]|$)", re.I),
+)
+_PATH_HOST = re.compile(
+    r"(?:^|/)((?:host|node)[_\-]?[A-Za-z0-9][\w.\-]*?)(?:/|\.log$|\.out$|\.err$|$)", re.I
+)
+
+
+@dataclass(frozen=True)
+class Stream:
+    name: str
+    reader: BinaryIO
+    rank: int | None
+    host: str | None
+
+
+@dataclass
+class SourceNotes:
+    """What could not be read, and why; filled while streams are produced."""
+
+    unreadable: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def unreadable_file(self, name: str, why: str) -> None:
+        self.unreadable.append(name)
+        self.notes.append(f"{name}: cannot read: {why}")
+
+    def skip(self, name: str, why: str) -> None:
+        self.skipped.append(name)
+        self.notes.append(f"{name}: skipped: {why}")
+
+
+def path_hints(name: str) -> tuple[int | None, str | None]:
+    """Rank and host that a file's path names, if any."""
+    posix = name.replace("\\", "/").replace("!", "/")
+    rank: int | None = None
+    for rx in _PATH_RANK:
+        found = rx.findall(posix)
+        if found:
+            rank = int(found[-1])
+            break
+    m = _PATH_HOST.search(posix)
+    return rank, (m.group(1) if m else None)
+
+
+class _Prefixed(io.RawIOBase):
+    """A stream whose first bytes were already read for sniffing."""
+
+    def __init__(self, head: bytes, rest: BinaryIO) -> None:
+        self._head, self._rest = head, rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: bytearray | memoryview) -> int:  # type: ignore[override]
+        view = memoryview(b)
+        if self._head:
+            n = min(len(view), len(self._head))
+            view[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        data = self._rest.read(len(view))
+        view[: len(data)] = data
+        return len(data)
+
+
+def _read_head(f: BinaryIO) -> bytes:
+    head = b""
+    while len(head) < _HEAD:
+        chunk = f.read(_HEAD - len(head))
+        if not chunk:
+            break
+        head += chunk
+    return head
+
+
+def _looks_binary(head: bytes) -> bool:
+    if head.startswith(_BINARY_MAGIC):
+        return True
+    if not head:
+        return False
+    sample = head[:_HEAD]
+    nul = sample.count(0)
+    control = sum(1 for c in sample if c < 9 or 13 < c < 27 or 27 < c < 32)
+    return nul > len(sample) // 10 or control > len(sample) * 3 // 10
+
+
+def _decompressor(head: bytes, f: BinaryIO) -> BinaryIO | None:
+    if head.startswith(_GZIP):
+        return gzip.GzipFile(fileobj=f)  # type: ignore[return-value]
+    if head.startswith(_BZ2):
+        return bz2.BZ2File(f)  # type: ignore[return-value]
+    if head.startswith(_XZ):
+        return lzma.LZMAFile(f)  # type: ignore[return-value]
+    if head.startswith(_ZSTD):
+        import zstandard
+
+        return zstandard.ZstdDecompressor().stream_reader(f)
+    return None
+
+
+def _is_tar(head: bytes) -> bool:
+    return len(head) >= 262 and head[257:262] == b"ustar"
+
+
+def _streams_of(
+    name: str, raw: BinaryIO, notes: SourceNotes, depth: int = 0, path: Path | None = None
+) -> Iterator[Stream]:
+    """Decompress and unpack one byte stream into the log streams it holds."""
+    try:
+        head = _read_head(raw)
+        inner = _decompressor(head, _Prefixed(head, raw))  # type: ignore[arg-type]
+        if inner is not None:
+            raw = inner
+            head = _read_head(raw)
+        if _is_tar(head):
+            if depth >= _MAX_NESTING:
+                notes.skip(name, f"archive nested deeper than {_MAX_NESTING} levels")
+                return
+            yield from _tar_members(name, _Prefixed(head, raw), notes, depth)  # type: ignore[arg-type]
+            return
+        if head.startswith(b"PK\x03\x04"):
+            if path is not None and name.lower().endswith(_ZIP_EXT) and depth < _MAX_NESTING:
+                yield from _zip_members(name, path, notes, depth)
+            else:
+                notes.skip(name, "zip container (not a .zip archive of logs)")
+            return
+        if _looks_binary(head):
+            notes.skip(name, "binary file, not a log")
+            return
+    except (OSError, EOFError, lzma.LZMAError, tarfile.TarError) as e:
+        notes.unreadable_file(name, str(e) or type(e).__name__)
+        return
+    except Exception as e:  # zstandard raises its own ZstdError
+        notes.unreadable_file(name, f"{type(e).__name__}: {e}")
+        return
+    rank, host = path_hints(name)
+    yield Stream(name, io.BufferedReader(_Prefixed(head, raw), 1 << 20), rank, host)
+
+
+def _tar_members(name: str, f: BinaryIO, notes: SourceNotes, depth: int) -> Iterator[Stream]:
+    with tarfile.open(fileobj=f, mode="r|") as tf:
+        for member in tf:
+            mname = f"{name}!{member.name}"
+            if not member.isfile():
+                if not member.isdir():
+                    notes.skip(mname, "not a regular file in the archive")
+                continue
+            fobj = tf.extractfile(member)
+            if fobj is None:
+                continue
+            yield from _streams_of(mname, fobj, notes, depth + 1)  # type: ignore[arg-type]
+
+
+def _zip_members(name: str, path: Path, notes: SourceNotes, depth: int) -> Iterator[Stream]:
+    try:
+        zf = zipfile.ZipFile(path)
+    except (OSError, zipfile.BadZipFile) as e:
+        notes.unreadable_file(name, str(e))
+        return
+    with zf:
+        for info in zf.infolist():
+            if info.is_dir():
+                continue
+            mname = f"{name}!{info.filename}"
+            try:
+                fobj = zf.open(info)
+            except (OSError, zipfile.BadZipFile, NotImplementedError, RuntimeError) as e:
+                notes.unreadable_file(mname, str(e))
+                continue
+            with fobj:
+                yield from _streams_of(mname, fobj, notes, depth + 1)  # type: ignore[arg-type]
+
+
+def _open_file(path: Path, name: str, notes: SourceNotes) -> Iterator[Stream]:
+    try:
+        st = path.stat()
+    except OSError as e:
+        notes.unreadable_file(name, e.strerror or str(e))
+        return
+    if not stat.S_ISREG(st.st_mode):
+        notes.skip(name, "not a regular file")
+        return
+    try:
+        f = path.open("rb")
+    except OSError as e:
+        notes.unreadable_file(name, e.strerror or str(e))
+        return
+    with f:
+        yield from _streams_of(name, f, notes, path=path)
+
+
+def _walk(root: Path, prefix: str, notes: SourceNotes) -> Iterator[Stream]:
+    def on_error(e: OSError) -> None:
+        notes.unreadable_file(str(e.filename), e.strerror or str(e))
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=on_error):
+        dirnames.sort()
+        for fn in sorted(filenames):
+            full = Path(dirpath) / fn
+            rel = full.relative_to(root).as_posix()
+            yield from _open_file(full, f"{prefix}{rel}", notes)
+
+
+def iter_streams(paths: Sequence[str], notes: SourceNotes) -> Iterator[Stream]:
+    """Every log stream under the given paths, in a stable order.
+
+    Names are relative to the argument they came from; with several arguments the
+    argument itself is kept in front so that names stay unique.
+    """
+    several = len(paths) > 1
+    for arg in paths:
+        if arg == "-":
+            yield from _streams_of("<stdin>", sys.stdin.buffer, notes)
+            continue
+        p = Path(arg)
+        if p.is_dir():
+            prefix = (arg.rstrip("/") + "/") if several else ""
+            yield from _walk(p, prefix, notes)
+        elif p.exists() or p.is_symlink():
+            yield from _open_file(p, arg, notes)
+        else:
+            notes.unreadable_file(arg, "no such file or directory")

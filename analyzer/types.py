@@ -1,0 +1,211 @@
+"""Frozen value types shared by every pipeline stage.
+
+This module imports nothing from the package so that any stage (and any caller) can use
+these types without pulling in the rest of the engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+Role = Literal["cause", "symptom", "confirmation"]
+Severity = Literal["fatal", "error", "warning", "info"]
+Blame = Literal["node", "rank", "job", "user"]
+
+ROLES: tuple[Role, ...] = ("cause", "symptom", "confirmation")
+SEVERITIES: tuple[Severity, ...] = ("fatal", "error", "warning", "info")
+BLAMES: tuple[Blame, ...] = ("node", "rank", "job", "user")
+
+SCHEMA = "ha-analyze/verdict/1"
+
+
+class AnalyzerError(Exception):
+    """Base class of every error ha-analyze raises on purpose (bad arguments, bad patterns)."""
+
+
+class PatternError(AnalyzerError):
+    """A signature file is invalid; the message names the file, the id and the field."""
+
+
+@dataclass(frozen=True)
+class LogTime:
+    """A parsed timestamp.
+
+    `absolute` is False for clocks that only order lines within one file (dmesg uptime),
+    so such times never get compared with wall-clock times of other files.
+    """
+
+    epoch: float
+    absolute: bool = True
+    has_zone: bool = False
+
+    def iso(self) -> str | None:
+        if not self.absolute:
+            return None
+        from datetime import timezone
+
+        dt = datetime.fromtimestamp(self.epoch, tz=timezone.utc)
+        if self.has_zone:
+            return dt.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        return dt.replace(tzinfo=None).isoformat(timespec="milliseconds")
+
+
+@dataclass(frozen=True)
+class Signature:
+    """One compiled signature from a pattern file."""
+
+    id: str
+    family: str
+    title: str
+    category: str
+    role: Role
+    severity: Severity
+    blame: Blame
+    literals: tuple[str, ...]
+    match: tuple[str, ...]
+    exclude: tuple[str, ...]
+    message: str
+    description: str
+    references: tuple[str, ...]
+    examples: tuple[dict[str, Any], ...]
+    source: str
+    recovery: str | None = None
+    retryable: bool | None = None
+    retryable_set: bool = False
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One line that a signature matched, with where it came from."""
+
+    signature: Signature
+    file: str
+    file_index: int
+    line: int
+    offset: int
+    text: str
+    time: LogTime | None
+    rank: int | None
+    host: str | None
+    captures: dict[str, str] = field(default_factory=dict)
+    context: tuple[str, ...] = ()
+    context_first_line: int = 0
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Hits of one signature with the same text template, collapsed across ranks and files."""
+
+    first: Hit
+    count: int
+    ranks: tuple[int, ...]
+    files: int
+    last_time: LogTime | None
+
+    @property
+    def signature(self) -> Signature:
+        return self.first.signature
+
+    def to_dict(self) -> dict[str, Any]:
+        h = self.first
+        return {
+            "category": h.signature.category,
+            "signature": h.signature.id,
+            "role": h.signature.role,
+            "severity": h.signature.severity,
+            "file": h.file,
+            "line": h.line,
+            "rank": h.rank,
+            "host": h.host,
+            "time": h.time.iso() if h.time else None,
+            "text": h.text,
+            "count": self.count,
+            "ranks": list(self.ranks),
+            "files": self.files,
+            "last_time": self.last_time.iso() if self.last_time else None,
+        }
+
+
+@dataclass(frozen=True)
+class RootCause:
+    file: str
+    line: int
+    rank: int | None
+    host: str | None
+    time: str | None
+    signature: str | None
+    text: str
+    message: str
+    context: tuple[str, ...]
+    context_first_line: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "rank": self.rank,
+            "host": self.host,
+            "time": self.time,
+            "signature": self.signature,
+            "text": self.text,
+            "message": self.message,
+            "context": list(self.context),
+            "context_first_line": self.context_first_line,
+        }
+
+
+@dataclass(frozen=True)
+class Stats:
+    files: int
+    lines: int
+    bytes: int
+    seconds: float
+    unreadable: tuple[str, ...]
+    skipped: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    truncated_lines: int = 0
+    engine: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "files": self.files,
+            "lines": self.lines,
+            "bytes": self.bytes,
+            "seconds": round(self.seconds, 4),
+            "unreadable": list(self.unreadable),
+            "skipped": list(self.skipped),
+            "notes": list(self.notes),
+            "truncated_lines": self.truncated_lines,
+            "engine": self.engine,
+        }
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The answer: one root-cause category mapped to one recovery feature."""
+
+    category: str
+    recovery: str
+    retryable: bool | None
+    confidence: float
+    summary: str
+    root_cause: RootCause | None
+    findings: tuple[Finding, ...]
+    stats: Stats
+    decided_by: str = "signature"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "category": self.category,
+            "recovery": self.recovery,
+            "retryable": self.retryable,
+            "confidence": round(self.confidence, 3),
+            "summary": self.summary,
+            "decided_by": self.decided_by,
+            "root_cause": self.root_cause.to_dict() if self.root_cause else None,
+            "findings": [f.to_dict() for f in self.findings],
+            "stats": self.stats.to_dict(),
+        }
