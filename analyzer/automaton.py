@@ -14,6 +14,7 @@ Two backends give the same candidates: Hyperscan (fast, x86_64/aarch64 wheels) a
 from __future__ import annotations
 
 import os
+import re
 import threading
 from collections.abc import Sequence
 from typing import Protocol
@@ -30,48 +31,105 @@ class Automaton(Protocol):
         ...
 
 
-def relax(rx: str) -> tuple[str, bool]:
-    """Turn a signature regex into the automaton's superset form.
+_MAX_REPEAT = 1000
+_WIDE_ESCAPES = ("\\S", "\\W", "\\D")
+_QUANT = re.compile(r"\*\??|\+\??|\?\??|\{(\d*)(,?)(\d*)\}\??")
 
-    Returns the pattern and whether it is case-insensitive (a leading `(?i)`).
+
+def _byte_escape(ch: str, encoding: str) -> str:
+    return "".join(f"\\x{b:02x}" for b in ch.encode(encoding))
+
+
+def relax(rx: str, encoding: str = "utf-8") -> tuple[str, bool]:
+    """Turn a signature regex into the automaton's superset form, over bytes.
+
+    Named groups become plain groups, ^/$ anchors go (they refer to the message after
+    the rank prefix). The automaton matches bytes while the exact check matches
+    characters, so non-ASCII literals become byte escapes in `encoding`, and an atom
+    that may match one non-ASCII character (`.`, `[^,]`, `\\S`, ...) may match up to four
+    bytes: its count is widened. Returns the pattern and whether it is case-insensitive.
     """
     caseless = rx.startswith("(?i)")
     if caseless:
         rx = rx[4:]
     out: list[str] = []
-    i, n, in_class = 0, len(rx), False
+    i, n = 0, len(rx)
     while i < n:
         c = rx[i]
+        wide = False
         if c == "\\" and i + 1 < n:
-            out.append(rx[i : i + 2])
+            atom = rx[i : i + 2]
+            wide = atom in _WIDE_ESCAPES
             i += 2
-            continue
-        if in_class:
-            if c == "]" and not (out and out[-1] in ("[", "[^")):
-                in_class = False
-            out.append(c)
-            i += 1
-            continue
-        if c == "[":
-            in_class = True
-            if rx.startswith("[^", i):
-                out.append("[^")
-                i += 2
-                continue
-            out.append(c)
-            i += 1
-            continue
-        if c in "^$":
-            i += 1
-            continue
-        if rx.startswith("(?P<", i):
-            j = rx.index(">", i)
-            out.append("(?:")
+        elif c == "[":
+            j = i + 1
+            if j < n and rx[j] == "^":
+                j += 1
+            if j < n and rx[j] == "]":
+                j += 1
+            while j < n and rx[j] != "]":
+                j += 2 if rx[j] == "\\" else 1
+            body = rx[i : j + 1]
             i = j + 1
+            if body.startswith("[^"):
+                atom, wide = body, True
+            elif any(ord(ch) > 127 for ch in body):
+                atom, wide = "[\\x00-\\xff]", True
+            else:
+                atom = body
+        elif c in "^$":
+            i += 1
             continue
-        out.append(c)
-        i += 1
+        elif rx.startswith("(?P<", i):
+            out.append("(?:")
+            i = rx.index(">", i) + 1
+            continue
+        elif c == ".":
+            atom, wide = c, True
+            i += 1
+        elif ord(c) > 127:
+            atom = "(?:" + _byte_escape(c, encoding) + ")"
+            i += 1
+        else:
+            atom = c
+            i += 1
+        out.append(atom)
+        if wide:
+            m = _QUANT.match(rx, i)
+            q = m.group(0) if m else ""
+            i += len(q)
+            lazy = "?" if (len(q) > 1 and q.endswith("?") and q[0] != "?") or q == "??" else ""
+            if not q:
+                out.append("{1,4}")
+            elif q[0] in "*+":
+                out.append(q)
+            elif q[0] == "?":
+                out.append("{0,4}" + lazy)
+            else:
+                assert m is not None
+                lo, comma, hi = m.group(1), m.group(2), m.group(3)
+                top = int(hi if comma else lo) * 4 if (hi or not comma) else 0
+                if not top or top > _MAX_REPEAT:  # RE2 refuses counts above 1000
+                    out.append(f"{{{lo or 0},}}{lazy}")
+                else:
+                    out.append(f"{{{lo or 0},{top}}}{lazy}")
     return "".join(out), caseless
+
+
+def variants(rx: str) -> list[tuple[str, bool]]:
+    """The relaxed forms to scan for: UTF-8, plus GB18030 when the regex is not ASCII."""
+    forms = [relax(rx)]
+    if any(ord(ch) > 127 for ch in rx):
+        forms.append(relax(rx, "gb18030"))
+    return forms
+
+
+class AutomatonError(ValueError):
+    """A regex that an automaton backend refuses; `index` is the signature's position."""
+
+    def __init__(self, index: int, message: str) -> None:
+        super().__init__(message)
+        self.index = index
 
 
 def _line_bounds(block: bytes, pos: int) -> tuple[int, int]:
@@ -87,19 +145,31 @@ class HyperscanAutomaton:
         import hyperscan
 
         self._hs = hyperscan
-        self._owner = [sig for sig, _ in regexes]
+        self._owner: list[int] = []
         exprs, flags = [], []
-        for _, rx in regexes:
-            pat, caseless = relax(rx)
-            exprs.append(pat.encode("utf-8"))
-            flags.append(hyperscan.HS_FLAG_CASELESS if caseless else 0)
+        for sig, rx in regexes:
+            for pat, caseless in variants(rx):
+                self._owner.append(sig)
+                exprs.append(pat.encode("ascii"))
+                flags.append(hyperscan.HS_FLAG_CASELESS if caseless else 0)
         self._db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
         if exprs:
-            self._db.compile(
-                expressions=exprs, ids=list(range(len(exprs))), elements=len(exprs), flags=flags
-            )
+            try:
+                self._db.compile(
+                    expressions=exprs, ids=list(range(len(exprs))), elements=len(exprs), flags=flags
+                )
+            except hyperscan.error:
+                raise self._culprit(exprs, flags) from None
         self._empty = not exprs
         self._local = threading.local()
+
+    def _culprit(self, exprs: list[bytes], flags: list[int]) -> ValueError:
+        for i, (expr, flag) in enumerate(zip(exprs, flags, strict=True)):
+            try:
+                self._hs.Database().compile(expressions=[expr], ids=[0], elements=1, flags=[flag])
+            except self._hs.error as e:
+                return AutomatonError(self._owner[i], f"Hyperscan cannot compile {expr!r}: {e}")
+        return ValueError("Hyperscan could not compile the signature set")
 
     def scan(self, block: bytes) -> list[LineHit]:
         if self._empty or not block:
@@ -140,16 +210,23 @@ class RE2Automaton:
     def __init__(self, regexes: Sequence[tuple[int, str]]) -> None:
         import re2
 
-        self._owner = [sig for sig, _ in regexes]
+        # Latin-1 mode: patterns and text are bytes, as for Hyperscan.
+        options = re2.Options()
+        options.encoding = re2.Options.Encoding.LATIN1
+        self._owner: list[int] = []
         parts = []
-        self._set = re2.Set.SearchSet()
-        for _, rx in regexes:
-            pat, caseless = relax(rx)
-            wrapped = f"(?i:{pat})" if caseless else f"(?:{pat})"
-            parts.append(wrapped)
-            self._set.Add(wrapped.encode("utf-8"))
+        self._set = re2.Set.SearchSet(options)
+        for sig, rx in regexes:
+            for pat, caseless in variants(rx):
+                wrapped = f"(?i:{pat})" if caseless else f"(?:{pat})"
+                self._owner.append(sig)
+                parts.append(wrapped)
+                try:
+                    self._set.Add(wrapped.encode("ascii"))
+                except re2.error as e:
+                    raise AutomatonError(sig, f"RE2 cannot compile {wrapped!r}: {e}") from None
         self._set.Compile()
-        self._any = re2.compile("|".join(parts).encode("utf-8")) if parts else None
+        self._any = re2.compile("|".join(parts).encode("ascii"), options) if parts else None
 
     def scan(self, block: bytes) -> list[LineHit]:
         if self._any is None or not block:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from . import automaton
 from .lines import clean, strip_prefix
 from .signatures import PatternSet, iter_regexes
-from .types import Signature
+from .types import PatternError, Signature
 
 
 @dataclass(frozen=True)
@@ -28,9 +28,15 @@ class Matcher:
 
     def __init__(self, patterns: PatternSet, engine: str | None = None) -> None:
         self.signatures = patterns.signatures
-        self._match = [tuple(re.compile(rx) for rx in s.match) for s in self.signatures]
-        self._exclude = [tuple(re.compile(rx) for rx in s.exclude) for s in self.signatures]
-        self.automaton = automaton.build(list(iter_regexes(self.signatures)), engine)
+        self._match = [tuple(re.compile(rx, re.ASCII) for rx in s.match) for s in self.signatures]
+        self._exclude = [
+            tuple(re.compile(rx, re.ASCII) for rx in s.exclude) for s in self.signatures
+        ]
+        try:
+            self.automaton = automaton.build(list(iter_regexes(self.signatures)), engine)
+        except automaton.AutomatonError as e:
+            sig = self.signatures[e.index]
+            raise PatternError(f"{sig.source}: {sig.id}: match: {e}") from None
 
     def verify(self, index: int, message: str) -> dict[str, str] | None:
         """Captures if signature `index` matches the message (excludes applied), else None."""

@@ -41,6 +41,7 @@ _BINARY_MAGIC = (
     b"MZ",
 )
 _ZIP_EXT = (".zip",)
+_TEXT_BYTES = bytes([9, 10, 11, 12, 13, 27, *range(32, 127), *range(128, 256)])
 _TAR_EXT = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz", ".tar.zst")
 
 # Rank and host in a path: rank_3/, rank-3.log, rank3.log, attempt_0/3/stdout.log,
@@ -114,9 +115,15 @@ class _Prefixed(io.RawIOBase):
 
 
 def _read_head(f: BinaryIO) -> bytes:
+    """The first bytes for sniffing; a stream that breaks after some data keeps that data."""
     head = b""
     while len(head) < _HEAD:
-        chunk = f.read(_HEAD - len(head))
+        try:
+            chunk = f.read(_HEAD - len(head))
+        except (OSError, EOFError, lzma.LZMAError):
+            if head:
+                break
+            raise
         if not chunk:
             break
         head += chunk
@@ -128,10 +135,10 @@ def _looks_binary(head: bytes) -> bool:
         return True
     if not head:
         return False
-    sample = head[:_HEAD]
-    nul = sample.count(0)
-    control = sum(1 for c in sample if c < 9 or 13 < c < 27 or 27 < c < 32)
-    return nul > len(sample) // 10 or control > len(sample) * 3 // 10
+    # Text is printable ASCII, UTF-8/GBK bytes >= 0x80, and \t \n \r \f \v ESC; a log
+    # may hold a few stray control bytes (backspaces of progress bars), a binary many.
+    control = len(head.translate(None, _TEXT_BYTES))
+    return head.count(0) > len(head) // 100 or control > len(head) // 20
 
 
 def _decompressor(head: bytes, f: BinaryIO) -> BinaryIO | None:

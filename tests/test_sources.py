@@ -1,0 +1,144 @@
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import lzma
+import os
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+import zstandard
+
+from analyzer.sources import SourceNotes, iter_streams, path_hints
+
+LOG = b"line one\nline two\n"
+
+
+def _read_all(paths: list[str]) -> tuple[dict[str, bytes], SourceNotes]:
+    notes = SourceNotes()
+    out = {s.name: s.reader.read() for s in iter_streams(paths, notes)}
+    return out, notes
+
+
+@pytest.mark.parametrize(
+    ("suffix", "compress"),
+    [
+        (".gz", gzip.compress),
+        (".bz2", bz2.compress),
+        (".xz", lzma.compress),
+        (".zst", lambda b: zstandard.ZstdCompressor().compress(b)),
+        ("", lambda b: b),
+    ],
+)
+def test_compressed_files_are_read_transparently(tmp_path: Path, suffix: str, compress) -> None:  # type: ignore[no-untyped-def]
+    f = tmp_path / f"rank0.log{suffix}"
+    f.write_bytes(compress(LOG))
+    out, notes = _read_all([str(f)])
+    assert out == {str(f): LOG}
+    assert not notes.notes
+
+
+def test_directory_names_are_relative_and_sorted(tmp_path: Path) -> None:
+    (tmp_path / "node1").mkdir()
+    (tmp_path / "node1" / "rank_1.log").write_bytes(LOG)
+    (tmp_path / "a.log").write_bytes(LOG)
+    out, _ = _read_all([str(tmp_path)])
+    assert list(out) == ["a.log", "node1/rank_1.log"]
+
+
+def test_several_arguments_keep_their_prefix(tmp_path: Path) -> None:
+    for d in ("a", "b"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "rank0.log").write_bytes(LOG)
+    out, _ = _read_all([str(tmp_path / "a"), str(tmp_path / "b")])
+    assert sorted(out) == [f"{tmp_path}/a/rank0.log", f"{tmp_path}/b/rank0.log"]
+
+
+def _tar_bytes(members: dict[str, bytes], mode: str = "w:gz") -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode=mode) as tf:  # type: ignore[call-overload]
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def test_tar_members_are_streamed_with_bang_names(tmp_path: Path) -> None:
+    inner = gzip.compress(b"inner\n")
+    (tmp_path / "job.tar.gz").write_bytes(
+        _tar_bytes({"logs/rank0.log": LOG, "logs/rank1.log.gz": inner})
+    )
+    out, notes = _read_all([str(tmp_path)])
+    assert out == {"job.tar.gz!logs/rank0.log": LOG, "job.tar.gz!logs/rank1.log.gz": b"inner\n"}
+    assert not notes.notes
+
+
+def test_zip_members(tmp_path: Path) -> None:
+    z = tmp_path / "job.zip"
+    with zipfile.ZipFile(z, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("worker-3/stdout.log", LOG)
+    out, _ = _read_all([str(z)])
+    assert out == {f"{z}!worker-3/stdout.log": LOG}
+
+
+def test_binary_files_are_skipped_with_a_note(tmp_path: Path) -> None:
+    (tmp_path / "model.bin").write_bytes(bytes(range(256)) * 64)
+    (tmp_path / "core").write_bytes(b"\x7fELF" + b"\x00" * 100)
+    (tmp_path / "ok.log").write_bytes(LOG)
+    out, notes = _read_all([str(tmp_path)])
+    assert list(out) == ["ok.log"]
+    assert sorted(notes.skipped) == ["core", "model.bin"]
+
+
+def test_missing_and_unreadable_inputs_become_notes(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.log"
+    secret.write_bytes(LOG)
+    secret.chmod(0)
+    out, notes = _read_all([str(tmp_path / "nope"), str(secret)])
+    assert str(tmp_path / "nope") in notes.unreadable
+    if os.geteuid() != 0:  # root reads anything
+        assert out == {}
+        assert str(secret) in notes.unreadable
+
+
+def test_fifo_in_a_folder_is_skipped_not_blocked_on(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "ok.log").write_bytes(LOG)
+    out, notes = _read_all([str(tmp_path)])
+    assert list(out) == ["ok.log"]
+    assert notes.skipped == ["pipe"]
+
+
+def test_truncated_gzip_raises_only_while_reading(tmp_path: Path) -> None:
+    f = tmp_path / "cut.log.gz"
+    data = b"".join(b"step %d loss %f\n" % (i, i / 7) for i in range(20000))
+    f.write_bytes(gzip.compress(data)[:-4000])
+    notes = SourceNotes()
+    for stream in iter_streams([str(f)], notes):  # a stream is only valid until the next
+        got = stream.reader.read(8192)
+        assert data.startswith(got) and got
+        with pytest.raises(EOFError):
+            stream.reader.read()
+
+
+@pytest.mark.parametrize(
+    ("name", "rank", "host"),
+    [
+        ("rank_3/stdout.log", 3, None),
+        ("logs/rank-12.log", 12, None),
+        ("rank5.log", 5, None),
+        ("run/attempt_0/7/stdout.log", 7, None),
+        ("worker-3.log", 3, None),
+        ("plog/device-6/plog-123.log", 6, None),
+        ("node-a12/rank_1.log", 1, "node-a12"),
+        ("host-gpu7.log", None, "host-gpu7"),
+        ("train.log", None, None),
+        ("job.tar.gz!logs/rank_2.log", 2, None),
+    ],
+)
+def test_path_hints(name: str, rank: int | None, host: str | None) -> None:
+    assert path_hints(name) == (rank, host)

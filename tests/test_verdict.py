@@ -1,0 +1,93 @@
+"""Choosing one root cause among many hits, and mapping it to recovery."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import DEMO_PATTERNS
+
+from analyzer import analyze
+
+TIMEOUT = (
+    "[rank{r}]:[E1129 {t} 1 ProcessGroupNCCL.cpp:632] [Rank {r}] Watchdog caught collective "
+    "operation timeout: WorkNCCL(SeqNum=42, OpType=ALLREDUCE)"
+)
+OOM = (
+    "2026-11-29 {t} [rank{r}]: torch.OutOfMemoryError: CUDA out of memory. "
+    "Tried to allocate 2.00 GiB."
+)
+SIGTERM = (
+    "[2026-11-29 {t}] WARNING:torch.distributed.elastic.multiprocessing.api:"
+    "Sending process 9 closing signal SIGTERM"
+)
+
+
+def _job(tmp_path: Path, files: dict[str, list[str]]) -> Path:
+    for name, lines in files.items():
+        (tmp_path / name).write_text("\n".join(lines) + "\n")
+    return tmp_path
+
+
+def run(path: Path):  # type: ignore[no-untyped-def]
+    return analyze(path, patterns=[DEMO_PATTERNS], builtin_patterns=False)
+
+
+def test_a_cause_outranks_earlier_symptoms_of_other_ranks(tmp_path: Path) -> None:
+    files = {f"rank{r}.log": [TIMEOUT.format(r=r, t="10:10:00.000000")] for r in range(4)}
+    files["rank2.log"] = ["2026-11-29 10:20:00,000 step 1", OOM.format(r=2, t="10:20:01,000")]
+    files["launcher.log"] = [SIGTERM.format(t="10:20:02,000")] * 3
+    v = run(_job(tmp_path, files))
+    assert (v.category, v.recovery, v.retryable) == ("device_oom", "fix_and_resubmit", False)
+    assert v.root_cause is not None and v.root_cause.rank == 2
+    assert v.root_cause.file == "rank2.log" and v.root_cause.line == 2
+    timeouts = [f for f in v.findings if f.signature.id == "demo-timeout"]
+    assert len(timeouts) == 1 and timeouts[0].count == 3 and timeouts[0].ranks == (0, 1, 3)
+    sigterms = [f for f in v.findings if f.signature.id == "demo-sigterm"]
+    assert sigterms[0].count == 3
+    assert v.confidence >= 0.8
+
+
+def test_earliest_cause_wins_across_files(tmp_path: Path) -> None:
+    files = {
+        "rank0.log": [OOM.format(r=0, t="10:00:05,000")],
+        "rank1.log": [OOM.format(r=1, t="10:00:01,000")],
+    }
+    v = run(_job(tmp_path, files))
+    assert v.root_cause is not None and v.root_cause.rank == 1
+
+
+def test_file_order_decides_where_no_time_is_known(tmp_path: Path) -> None:
+    files = {"a.log": ["KeyError: 'first'"], "b.log": ["ValueError: second"]}
+    v = run(_job(tmp_path, files))
+    assert v.root_cause is not None and v.root_cause.file == "a.log"
+
+
+def test_symptoms_alone_give_the_symptom_category_with_lower_confidence(tmp_path: Path) -> None:
+    files = {f"rank{r}.log": [TIMEOUT.format(r=r, t="10:10:00.000000")] for r in range(2)}
+    files["launcher.log"] = [SIGTERM.format(t="10:10:02,000")]
+    v = run(_job(tmp_path, files))
+    assert (v.category, v.recovery, v.retryable) == ("collective_timeout", "auto_restart", True)
+    assert v.confidence < 0.8
+
+
+def test_clean_run_is_none(tmp_path: Path) -> None:
+    files = {
+        "rank0.log": ["node1:1:2 [0] NCCL INFO Bootstrap : Using eth0", "step 1 loss 2.0", "done"]
+    }
+    v = run(_job(tmp_path, files))
+    assert (v.category, v.recovery, v.root_cause) == ("none", "none", None)
+    assert v.retryable is None
+    assert [f.signature.id for f in v.findings] == ["demo-info"]  # info is context, never a verdict
+
+
+def test_empty_input_is_none_with_zero_confidence(tmp_path: Path) -> None:
+    (tmp_path / "empty.log").write_bytes(b"")
+    v = run(tmp_path)
+    assert v.category == "none" and v.confidence == 0.0
+
+
+def test_identical_lines_collapse_into_one_finding(tmp_path: Path) -> None:
+    lines = [TIMEOUT.format(r=r, t=f"10:10:{r % 60:02d}.000000") for r in range(1000)]
+    v = run(_job(tmp_path, {"all.log": lines}))
+    assert len(v.findings) == 1
+    assert v.findings[0].count == 1000 and len(v.findings[0].ranks) == 1000
