@@ -1,0 +1,5 @@
+"""`python -m analyzer` is the `ha-analyze` command."""
+
+from .cli import main
+
+main()

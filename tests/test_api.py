@@ -1,0 +1,70 @@
+"""The library call a restart controller makes."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import DEMO_PATTERNS
+
+import analyzer
+from analyzer import AnalyzerError, Verdict, analyze
+
+
+def test_import_is_cheap() -> None:
+    code = (
+        "import sys, analyzer; heavy = [m for m in ('pandas', 'pyarrow', 'sklearn', 'numpy') "
+        "if m in sys.modules]; print(heavy)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_public_api_is_small_and_explicit() -> None:
+    assert set(analyzer.__all__) == {
+        "AnalyzerError", "Finding", "LogTime", "PatternError", "PatternSet", "RootCause",
+        "Stats", "Verdict", "analyze", "load_patterns",
+    }
+
+
+def test_verdict_is_frozen_and_to_dict_is_json(tmp_path: Path) -> None:
+    (tmp_path / "a.log").write_text("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB\n")
+    v = analyze(tmp_path, patterns=[DEMO_PATTERNS], builtin_patterns=False)
+    assert isinstance(v, Verdict)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        v.category = "x"  # type: ignore[misc]
+    assert json.loads(json.dumps(v.to_dict()))["category"] == "device_oom"
+
+
+def test_accepts_pathlike_and_lists(tmp_path: Path) -> None:
+    (tmp_path / "a.log").write_text("hello\n")
+    assert analyze(tmp_path).category == "none"
+    assert analyze([str(tmp_path / "a.log")]).stats.files == 1
+
+
+@pytest.mark.parametrize("bad", [[], 42, None])
+def test_bad_arguments_raise_analyzer_error(bad: object) -> None:
+    with pytest.raises(AnalyzerError):
+        analyze(bad)  # type: ignore[arg-type]
+
+
+def test_bad_lang_is_a_usage_error(tmp_path: Path) -> None:
+    with pytest.raises(AnalyzerError):
+        analyze(tmp_path, lang="fr")
+
+
+def test_never_raises_on_hostile_content(tmp_path: Path) -> None:
+    (tmp_path / "junk.bin").write_bytes(os.urandom(200_000))
+    (tmp_path / "nul.log").write_bytes(b"ok line\n" + b"\x00" * 5000 + b"\nKeyError: x\n")
+    (tmp_path / "mixed.log").write_bytes(b"\xff\xfe\xfa invalid utf8\n" + "中文".encode("gbk") + b"\n")
+    (tmp_path / "cut.log.gz").write_bytes(b"\x1f\x8b\x08\x00garbage")
+    (tmp_path / "cr.log").write_bytes(b"\r" * 100_000 + b"\n")
+    v = analyze(tmp_path)
+    assert v.stats.files >= 2
+    assert "cut.log.gz" in v.stats.unreadable
+    assert "junk.bin" in v.stats.skipped

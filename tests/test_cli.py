@@ -1,0 +1,138 @@
+"""The command line end to end: both formats, subcommands, exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import DEMO_PATTERNS
+
+from analyzer.cli import main
+
+OOM = "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3"
+TIMEOUT = (
+    "[rank{r}]:[E1129 10:10:01.000000 1 ProcessGroupNCCL.cpp:632] [Rank {r}] Watchdog caught "
+    "collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE)"
+)
+
+
+@pytest.fixture
+def job(tmp_path: Path) -> Path:
+    d = tmp_path / "logs"
+    d.mkdir()
+    for r in range(8):
+        (d / f"rank{r}.log").write_text(TIMEOUT.format(r=r) + "\n")
+    (d / "rank3.log").write_text("2026-11-29 10:00:00,000 INFO step 1\n" + OOM + "\n")
+    return d
+
+
+def invoke(*args: str) -> tuple[int, str, str]:
+    r = CliRunner().invoke(main, list(args))
+    return r.exit_code, r.stdout, r.stderr
+
+
+def test_json_is_exactly_one_object_with_the_contract_fields(job: Path) -> None:
+    code, out, _ = invoke(str(job), "--format", "json", "--patterns", str(DEMO_PATTERNS))
+    assert code == 0
+    v = json.loads(out)
+    assert v["schema"] == "ha-analyze/verdict/1"
+    assert (v["category"], v["recovery"], v["retryable"]) == ("device_oom", "fix_and_resubmit", False)
+    assert 0.0 <= v["confidence"] <= 1.0
+    assert isinstance(v["summary"], str) and v["summary"]
+    rc = v["root_cause"]
+    assert {k: rc[k] for k in ("file", "line", "rank", "signature", "text")} == {
+        "file": "rank3.log", "line": 2, "rank": 3, "signature": "demo-oom", "text": OOM,
+    }
+    assert rc["time"] == "2026-11-29T10:00:00.000"
+    for f in v["findings"]:
+        assert {"category", "signature", "role", "file", "line", "rank", "time", "text", "count"} <= set(f)
+    timeouts = [f for f in v["findings"] if f["signature"] == "demo-timeout"]
+    assert timeouts[0]["count"] == 7
+    st = v["stats"]
+    assert (st["files"], st["lines"], st["unreadable"]) == (8, 9, [])
+    assert st["bytes"] == sum(p.stat().st_size for p in job.iterdir())
+    assert isinstance(st["seconds"], float)
+
+
+def test_text_report_has_headline_evidence_and_grouped_findings(job: Path) -> None:
+    code, out, _ = invoke(str(job), "--patterns", str(DEMO_PATTERNS))
+    assert code == 0
+    first = out.splitlines()[0]
+    assert first.startswith("DEVICE_OOM") and "fix_and_resubmit" in first
+    assert "Root cause: rank3.log:2  rank 3" in out
+    assert f" > 2 | {OOM}" in out
+    assert "demo-timeout  x7 7 ranks" in out
+    assert "\x1b[" not in out  # no colour when not a TTY
+    assert out.count("Watchdog caught") == 1
+
+
+def test_chinese_headline(job: Path) -> None:
+    code, out, _ = invoke(str(job), "--patterns", str(DEMO_PATTERNS), "--lang", "zh")
+    assert code == 0
+    assert "设备内存不足" in out.splitlines()[0] and "修改后重新提交" in out.splitlines()[0]
+    assert "根因" in out
+
+
+def test_stdin(job: Path) -> None:
+    r = CliRunner().invoke(
+        main, ["-", "--format", "json", "--patterns", str(DEMO_PATTERNS)], input=OOM + "\n"
+    )
+    assert r.exit_code == 0
+    v = json.loads(r.stdout)
+    assert v["category"] == "device_oom" and v["root_cause"]["file"] == "<stdin>"
+
+
+def test_nothing_readable_exits_3_with_json_still_printed(tmp_path: Path) -> None:
+    code, out, err = invoke(str(tmp_path / "missing"), "--format", "json")
+    assert code == 3
+    assert json.loads(out)["stats"]["unreadable"] == [str(tmp_path / "missing")]
+    assert "no such file" in err
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    assert invoke(str(tmp_path), "--format", "xml")[0] == 2
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "x.yaml").write_text("family: x\nsignatures: [{id: x-y}]\n")
+    code, _, err = invoke(str(tmp_path), "--patterns", str(bad))
+    assert code == 2 and "x-y: title: missing" in err
+
+
+def test_patterns_list_and_explain() -> None:
+    code, out, _ = invoke("patterns", "list")
+    assert code == 0 and len(out.splitlines()) >= 60
+    sig_id = out.split()[0]
+    code, out, _ = invoke("explain", sig_id)
+    assert code == 0
+    assert "### What it matches" in out and "References:" in out
+    code, _, err = invoke("explain", "no-such-signature")
+    assert code == 2 and "no signature" in err
+
+
+def test_patterns_test_passes_builtins_and_fails_a_broken_user_folder(tmp_path: Path) -> None:
+    code, out, _ = invoke("patterns", "test")
+    assert code == 0 and " 0 failed" in out
+    code, out, _ = invoke("patterns", "test", str(DEMO_PATTERNS))
+    assert code == 0 and out.startswith("6 passed, 0 failed")
+    broken = tmp_path / "p"
+    broken.mkdir()
+    text = (DEMO_PATTERNS / "demo.yaml").read_text().replace("family: demo", "family: mine")
+    text = text.replace("id: demo-", "id: mine-").replace("size: '2.00 GiB'", "size: '3.00 GiB'")
+    (broken / "mine.yaml").write_text(text)
+    code, out, _ = invoke("patterns", "test", str(broken))
+    assert code == 1
+    assert "FAIL mine-oom: capture 'size': expected '3.00 GiB', got '2.00 GiB'" in out
+    assert "1 failed" in out
+
+
+def test_console_script_runs_as_a_process(job: Path) -> None:
+    r = subprocess.run(
+        [sys.executable, "-m", "analyzer", str(job), "--format", "json", "--patterns", str(DEMO_PATTERNS)],
+        capture_output=True, text=True, check=False,
+    )
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["category"] == "device_oom"
