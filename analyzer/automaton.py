@@ -98,7 +98,8 @@ def relax(rx: str, encoding: str = "utf-8") -> tuple[str, bool]:
         out.append(atom)
         if not wide:
             m = _QUANT.match(rx, i)
-            if m and m.group(0).startswith("{") and int(m.group(3) or m.group(1) or 0) > _MAX_REPEAT:
+            big = m is not None and int(m.group(3) or m.group(1) or 0) > _MAX_REPEAT
+            if m and big and m.group(0).startswith("{"):
                 out.append(f"{{{m.group(1) or 0},}}")
                 i += len(m.group(0))
         if wide:

@@ -27,13 +27,23 @@ def test_import_is_cheap() -> None:
 
 def test_public_api_is_small_and_explicit() -> None:
     assert set(analyzer.__all__) == {
-        "AnalyzerError", "Finding", "LogTime", "PatternError", "PatternSet", "RootCause",
-        "Stats", "Verdict", "analyze", "load_patterns",
+        "AnalyzerError",
+        "Finding",
+        "LogTime",
+        "PatternError",
+        "PatternSet",
+        "RootCause",
+        "Stats",
+        "Verdict",
+        "analyze",
+        "load_patterns",
     }
 
 
 def test_verdict_is_frozen_and_to_dict_is_json(tmp_path: Path) -> None:
-    (tmp_path / "a.log").write_text("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB\n")
+    (tmp_path / "a.log").write_text(
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB\n"
+    )
     v = analyze(tmp_path, patterns=[DEMO_PATTERNS], builtin_patterns=False)
     assert isinstance(v, Verdict)
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -61,7 +71,9 @@ def test_bad_lang_is_a_usage_error(tmp_path: Path) -> None:
 def test_never_raises_on_hostile_content(tmp_path: Path) -> None:
     (tmp_path / "junk.bin").write_bytes(os.urandom(200_000))
     (tmp_path / "nul.log").write_bytes(b"ok line\n" + b"\x00" * 5000 + b"\nKeyError: x\n")
-    (tmp_path / "mixed.log").write_bytes(b"\xff\xfe\xfa invalid utf8\n" + "中文".encode("gbk") + b"\n")
+    (tmp_path / "mixed.log").write_bytes(
+        b"\xff\xfe\xfa invalid utf8\n" + "中文".encode("gbk") + b"\n"
+    )
     (tmp_path / "cut.log.gz").write_bytes(b"\x1f\x8b\x08\x00garbage")
     (tmp_path / "cr.log").write_bytes(b"\r" * 100_000 + b"\n")
     v = analyze(tmp_path)

@@ -40,16 +40,34 @@ def test_json_is_exactly_one_object_with_the_contract_fields(job: Path) -> None:
     assert code == 0
     v = json.loads(out)
     assert v["schema"] == "ha-analyze/verdict/1"
-    assert (v["category"], v["recovery"], v["retryable"]) == ("device_oom", "fix_and_resubmit", False)
+    assert (v["category"], v["recovery"], v["retryable"]) == (
+        "device_oom",
+        "fix_and_resubmit",
+        False,
+    )
     assert 0.0 <= v["confidence"] <= 1.0
     assert isinstance(v["summary"], str) and v["summary"]
     rc = v["root_cause"]
     assert {k: rc[k] for k in ("file", "line", "rank", "signature", "text")} == {
-        "file": "rank3.log", "line": 2, "rank": 3, "signature": "demo-oom", "text": OOM,
+        "file": "rank3.log",
+        "line": 2,
+        "rank": 3,
+        "signature": "demo-oom",
+        "text": OOM,
     }
     assert rc["time"] == "2026-11-29T10:00:00.000"
     for f in v["findings"]:
-        assert {"category", "signature", "role", "file", "line", "rank", "time", "text", "count"} <= set(f)
+        assert {
+            "category",
+            "signature",
+            "role",
+            "file",
+            "line",
+            "rank",
+            "time",
+            "text",
+            "count",
+        } <= set(f)
     timeouts = [f for f in v["findings"] if f["signature"] == "demo-timeout"]
     assert timeouts[0]["count"] == 7
     st = v["stats"]
@@ -131,8 +149,19 @@ def test_patterns_test_passes_builtins_and_fails_a_broken_user_folder(tmp_path: 
 
 def test_console_script_runs_as_a_process(job: Path) -> None:
     r = subprocess.run(
-        [sys.executable, "-m", "analyzer", str(job), "--format", "json", "--patterns", str(DEMO_PATTERNS)],
-        capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            "-m",
+            "analyzer",
+            str(job),
+            "--format",
+            "json",
+            "--patterns",
+            str(DEMO_PATTERNS),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["category"] == "device_oom"
