@@ -42,12 +42,18 @@ _HOST_NCCL = re.compile(r"(?:^|\s)(?P<h>[A-Za-z][\w.-]*):\d+:\d+ \[\d+\] ")
 _MONTHS = {m: i for i, m in enumerate(calendar.month_abbr) if m}
 
 
+# pdsh / DeepSpeed multi-node launchers put the host first: "worker-1: ", "10.0.0.5: ".
+# Only lowercase names with a digit qualify, so "RuntimeError: " is never taken for one.
+_HOST_PREFIX = re.compile(r"(?P<h>[a-z][a-z0-9-]*\d[\w.-]*|\d{1,3}(?:\.\d{1,3}){3}): ")
+
+
 @dataclass(frozen=True)
 class Message:
     """A line as the signatures see it."""
 
     text: str
     rank: int | None
+    host: str | None = None
 
 
 def clean(raw: str) -> list[str]:
@@ -63,8 +69,12 @@ def clean(raw: str) -> list[str]:
 
 
 def strip_prefix(text: str) -> Message:
-    """Remove launcher rank prefixes (possibly stacked) and return the rank they name."""
+    """Remove launcher host and rank prefixes (possibly stacked); return what they name."""
     rank: int | None = None
+    host: str | None = None
+    m = _HOST_PREFIX.match(text)
+    if m:
+        host, text = m.group("h"), text[m.end() :]
     for _ in range(3):
         m = _RANK_PREFIX.match(text)
         if not m:
@@ -73,7 +83,7 @@ def strip_prefix(text: str) -> Message:
         if rank is None:
             rank = int(value)
         text = text[m.end() :]
-    return Message(text, rank)
+    return Message(text, rank, host)
 
 
 def inline_rank(text: str) -> int | None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from .correlate import ROLE_RANK, SEVERITY_RANK
-from .lines import clean, has_year, inline_rank, line_host, parse_time, strip_prefix
+from .lines import Message, clean, has_year, inline_rank, line_host, parse_time, strip_prefix
 from .matcher import Matcher
 from .sources import Stream
 from .types import Hit, LogTime
@@ -119,6 +119,18 @@ def _traceback_start(before: list[str]) -> int | None:
     return None
 
 
+@dataclass(frozen=True)
+class _LineAt:
+    """Where a hit line sits: its stream, number, offsets in the block, and the block."""
+
+    stream: Stream
+    file_index: int
+    line: int
+    start: int
+    end: int
+    ctx: _Block
+
+
 class StreamScanner:
     """Scans streams with one Matcher and reports hits to a callback."""
 
@@ -203,25 +215,9 @@ class StreamScanner:
                 continue  # the source line of a traceback frame quotes code, not an event
             for segment in clean(raw):
                 msg = strip_prefix(segment)
+                at = _LineAt(stream, file_index, line, start, end, ctx)
                 for i, caps in self._best(candidates, msg.text):
-                    key = (file_index, i)
-                    seen = self._detailed.get(key, 0)
-                    self._detailed[key] = seen + 1
-                    before = ctx.lines_before(start, _TRACEBACK_LINES if seen < _DETAILED else 20)
-                    self._emit(
-                        stream,
-                        file_index,
-                        i,
-                        caps,
-                        segment,
-                        msg.rank,
-                        line,
-                        start,
-                        ctx,
-                        before,
-                        end,
-                        seen < _DETAILED,
-                    )
+                    self._emit(at, i, caps, segment, msg)
 
     def _best(self, candidates: tuple[int, ...], message: str) -> list[tuple[int, dict[str, str]]]:
         """The matches of one line in its best role/severity tier.
@@ -241,26 +237,19 @@ class StreamScanner:
         return [(i, caps) for tier, i, caps in found if tier == top]
 
     def _emit(
-        self,
-        stream: Stream,
-        file_index: int,
-        sig_index: int,
-        caps: dict[str, str],
-        segment: str,
-        prefix_rank: int | None,
-        line: int,
-        start: int,
-        ctx: _Block,
-        before: list[str],
-        end: int,
-        detailed: bool,
+        self, at: _LineAt, sig_index: int, caps: dict[str, str], segment: str, msg: Message
     ) -> None:
+        key = (at.file_index, sig_index)
+        seen = self._detailed.get(key, 0)
+        self._detailed[key] = seen + 1
+        detailed = seen < _DETAILED
+        before = at.ctx.lines_before(at.start, _TRACEBACK_LINES if detailed else 20)
         sig = self.matcher.signatures[sig_index]
         year = self.year.year
         when = parse_time(segment, year) or _time_of(before[-20:], year)
-        rank = prefix_rank if prefix_rank is not None else inline_rank(segment)
+        rank = msg.rank if msg.rank is not None else inline_rank(segment)
         if rank is None:
-            rank = stream.rank
+            rank = at.stream.rank
         ctx_before = before[-_CONTEXT_BEFORE:] if detailed else []
         if detailed and _EXCEPTION.match(strip_prefix(segment).text):
             tb = _traceback_start(before)
@@ -269,20 +258,20 @@ class StreamScanner:
         self.on_hit(
             Hit(
                 signature=sig,
-                file=stream.name,
-                file_index=file_index,
-                line=line,
-                offset=start,
+                file=at.stream.name,
+                file_index=at.file_index,
+                line=at.line,
+                offset=at.start,
                 text=segment[:TEXT_CAP],
                 time=when,
                 rank=rank,
-                host=line_host(segment) or stream.host,
+                host=msg.host or line_host(segment) or at.stream.host,
                 captures=caps,
                 context=(
-                    (*ctx_before, segment[:TEXT_CAP], *ctx.lines_after(end, _CONTEXT_AFTER))
+                    (*ctx_before, segment[:TEXT_CAP], *at.ctx.lines_after(at.end, _CONTEXT_AFTER))
                     if detailed
                     else ()
                 ),
-                context_first_line=line - len(ctx_before),
+                context_first_line=at.line - len(ctx_before),
             )
         )

@@ -51,7 +51,7 @@ def test_a_match_spanning_lines_never_hides_a_line_match(engine: str) -> None:
 def test_relax_widens_atoms_that_may_be_multibyte() -> None:
     assert relax("a.b") == ("a.{1,4}b", False)
     assert relax("x[^,]{0,300}")[0] == "x[^,]{0,}"  # large counts: unbounded
-    assert relax("x[^,]{0,16}")[0] == "x[^,]{0,64}"
+    assert relax("x[^,]{0,4}")[0] == "x[^,]{0,16}"
     assert relax(r"\d{1,100}x\d{1,3}")[0] == r"\d{1,}x\d{1,3}"
     assert relax("(?i)^(?P<n>\\d+)$") == ("(?:\\d+)", True)
     for rx, line in CASES:

@@ -99,3 +99,10 @@ def test_year_less_formats_take_the_given_year() -> None:
 def test_no_timestamp_and_invalid_dates() -> None:
     assert parse_time("just text 12:00", 2026) is None
     assert parse_time("2026-13-45 10:00:00 bad month", 2026) is None
+
+
+def test_pdsh_host_prefix_is_stripped_and_kept() -> None:
+    msg = strip_prefix("worker-1: [rank9]: KeyError: 'x'")
+    assert (msg.host, msg.rank, msg.text) == ("worker-1", 9, "KeyError: 'x'")
+    assert strip_prefix("10.0.0.5: RuntimeError: x").host == "10.0.0.5"
+    assert strip_prefix("RuntimeError: x").host is None

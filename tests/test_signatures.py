@@ -92,6 +92,10 @@ def _sig(**over: object) -> dict:  # type: ignore[type-arg]
         ({"literals": ["nowhere"]}, "literals: no literal occurs in the positive example"),
         ({"description": "text"}, "description: needs the heading(s)"),
         ({"message": "{nope}"}, "placeholder {nope} is not a named capture"),
+        (
+            {"match": ["CUDA out of memory", "never in any example"]},
+            "no positive example exercises",
+        ),
         ({"bogus": 1}, "bogus: unknown field"),
         ({"recovery": "reboot"}, "recovery: 'reboot' is not a recovery id"),
     ],
