@@ -121,11 +121,13 @@ def _traceback_start(before: list[str]) -> int | None:
 
 @dataclass(frozen=True)
 class _LineAt:
-    """Where a hit line sits: its stream, number, offsets in the block, and the block."""
+    """Where a hit line sits: stream, line number, byte offset in the stream, and its
+    start and end within the block being scanned."""
 
     stream: Stream
     file_index: int
     line: int
+    offset: int
     start: int
     end: int
     ctx: _Block
@@ -162,20 +164,22 @@ class StreamScanner:
                 k = data.rfind(b"\n")
                 if k < 0:
                     if len(data) > LINE_CAP:
-                        self._block(stream, file_index, fs, tail, data[:LINE_CAP], lineno)
+                        self._block(
+                            stream, file_index, fs, tail, data[:LINE_CAP], lineno, len(data)
+                        )
                         fs.truncated += 1
                         skipping, carry, tail = True, b"", b""
                     else:
                         carry = data
                     continue
                 block, carry = data[: k + 1], data[k + 1 :]
-                self._block(stream, file_index, fs, tail, block, lineno)
+                self._block(stream, file_index, fs, tail, block, lineno, len(data))
                 lineno += block.count(b"\n")
                 tail = block[-_TAIL:]
         except Exception as e:  # truncated gzip, I/O errors, corrupt members: keep what we have
             fs.error = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
         if carry:
-            self._block(stream, file_index, fs, tail, carry, lineno)
+            self._block(stream, file_index, fs, tail, carry, lineno, len(carry))
         return fs
 
     def _sample_times(self, fs: FileScan, block: bytes) -> None:
@@ -198,8 +202,17 @@ class StreamScanner:
             end = start - 1
 
     def _block(
-        self, stream: Stream, file_index: int, fs: FileScan, tail: bytes, block: bytes, lineno: int
+        self,
+        stream: Stream,
+        file_index: int,
+        fs: FileScan,
+        tail: bytes,
+        block: bytes,
+        lineno: int,
+        unread: int,
     ) -> None:
+        """Scan one block; `unread` bytes before the end of what was read start the block."""
+        base = fs.bytes - unread
         self._sample_times(fs, block)
         hits = self.matcher.automaton.scan(block)
         if not hits:
@@ -215,7 +228,7 @@ class StreamScanner:
                 continue  # the source line of a traceback frame quotes code, not an event
             for segment in clean(raw):
                 msg = strip_prefix(segment)
-                at = _LineAt(stream, file_index, line, start, end, ctx)
+                at = _LineAt(stream, file_index, line, base + start, start, end, ctx)
                 for i, caps in self._best(candidates, msg.text):
                     self._emit(at, i, caps, segment, msg)
 
@@ -261,7 +274,7 @@ class StreamScanner:
                 file=at.stream.name,
                 file_index=at.file_index,
                 line=at.line,
-                offset=at.start,
+                offset=at.offset,
                 text=segment[:TEXT_CAP],
                 time=when,
                 rank=rank,

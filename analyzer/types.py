@@ -117,6 +117,7 @@ class Finding:
             "severity": h.signature.severity,
             "file": h.file,
             "line": h.line,
+            "offset": h.offset,
             "rank": h.rank,
             "host": h.host,
             "time": h.time.iso() if h.time else None,
@@ -132,6 +133,7 @@ class Finding:
 class RootCause:
     file: str
     line: int
+    offset: int
     rank: int | None
     host: str | None
     time: str | None
@@ -145,6 +147,7 @@ class RootCause:
         return {
             "file": self.file,
             "line": self.line,
+            "offset": self.offset,
             "rank": self.rank,
             "host": self.host,
             "time": self.time,

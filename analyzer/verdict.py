@@ -113,6 +113,7 @@ def decide(
     rc = RootCause(
         file=root.file,
         line=root.line,
+        offset=root.offset,
         rank=root.rank,
         host=root.host,
         time=root.time.iso() if root.time else None,

@@ -56,3 +56,15 @@ def test_relax_widens_atoms_that_may_be_multibyte() -> None:
     assert relax("(?i)^(?P<n>\\d+)$") == ("(?:\\d+)", True)
     for rx, line in CASES:
         assert re.search(rx, strip_prefix(clean(line)[0]).text, re.ASCII), rx
+
+
+def test_hyperscan_database_cache_survives_corruption(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("hyperscan")
+    monkeypatch.setenv("HA_ANALYZE_CACHE", str(tmp_path))
+    build([(0, "alpha")], "hyperscan")
+    cached = list(tmp_path.glob("hyperscan-*.db"))
+    assert len(cached) == 1
+    cached[0].write_bytes(b"not a database")
+    auto = build([(0, "alpha")], "hyperscan")
+    assert auto.scan(b"x alpha\n") == [(0, 7, (0,))]
+    assert cached[0].read_bytes() != b"not a database"
