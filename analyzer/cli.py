@@ -68,12 +68,28 @@ def main() -> None:
     default=None,
     help="Force an automaton backend (default: the fastest available).",
 )
+@click.option(
+    "--no-builtin",
+    is_flag=True,
+    help="Use only the signatures given with --patterns, not the built-in catalogue.",
+)
 def analyze_cmd(
-    paths: tuple[str, ...], fmt: str, pattern_dirs: tuple[str, ...], lang: str, engine: str | None
+    paths: tuple[str, ...],
+    fmt: str,
+    pattern_dirs: tuple[str, ...],
+    lang: str,
+    engine: str | None,
+    no_builtin: bool,
 ) -> None:
     """Analyse the logs of one job and print its root-cause verdict."""
     try:
-        verdict = analyze(list(paths), patterns=pattern_dirs, engine=engine, lang=lang)
+        verdict = analyze(
+            list(paths),
+            patterns=pattern_dirs,
+            builtin_patterns=not no_builtin,
+            engine=engine,
+            lang=lang,
+        )
     except PatternError as e:
         raise click.UsageError(str(e)) from None
     if fmt == "json":

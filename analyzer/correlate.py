@@ -81,7 +81,7 @@ class Collector:
         ):
             g.last_time = hit.time
         ckey = (hit.signature.id, hit.file_index, hit.rank)
-        if ckey not in self._candidates:
+        if ckey not in self._candidates or hit.signature.evidence == "last":
             self._candidates[ckey] = hit
 
     def candidates(self) -> list[Hit]:

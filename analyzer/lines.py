@@ -44,7 +44,11 @@ _MONTHS = {m: i for i, m in enumerate(calendar.month_abbr) if m}
 
 # pdsh / DeepSpeed multi-node launchers put the host first: "worker-1: ", "10.0.0.5: ".
 # Only lowercase names with a digit qualify, so "RuntimeError: " is never taken for one.
-_HOST_PREFIX = re.compile(r"(?P<h>[a-z][a-z0-9-]*\d[\w.-]*|\d{1,3}(?:\.\d{1,3}){3}): ")
+# Program names that print "name-host: " themselves (slurmstepd-c117: error: ...) are
+# not launcher prefixes.
+_HOST_PREFIX = re.compile(
+    r"(?!slurmstepd|srun|sbatch|salloc)(?P<h>[a-z][a-z0-9-]*\d[a-z0-9-]*|\d{1,3}(?:\.\d{1,3}){3}): "
+)
 
 
 @dataclass(frozen=True)

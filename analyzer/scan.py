@@ -223,14 +223,26 @@ class StreamScanner:
             line += block.count(b"\n", pos, start)
             pos = start
             raw = decode(block[start:end])
-            prev = ctx.lines_before(start, 1)
-            if prev and _FRAME.match(strip_prefix(prev[0]).text):
-                continue  # the source line of a traceback frame quotes code, not an event
+            if self._quotes_code(ctx, start, raw):
+                continue
             for segment in clean(raw):
                 msg = strip_prefix(segment)
                 at = _LineAt(stream, file_index, line, base + start, start, end, ctx)
                 for i, caps in self._best(candidates, msg.text):
                     self._emit(at, i, caps, segment, msg)
+
+    @staticmethod
+    def _quotes_code(ctx: _Block, start: int, raw: str) -> bool:
+        """An indented line right after a traceback frame is that frame's source code.
+
+        `raise RuntimeError("CUDA out of memory")` quoted there is code, not an event. An
+        unindented line after a frame is output (interleaved ranks print one into the
+        other's traceback), so it stays an event.
+        """
+        if not strip_prefix(raw).text.startswith((" ", "\t")):
+            return False
+        prev = ctx.lines_before(start, 1)
+        return bool(prev) and _FRAME.match(strip_prefix(prev[0]).text) is not None
 
     def _best(self, candidates: tuple[int, ...], message: str) -> list[tuple[int, dict[str, str]]]:
         """The matches of one line in its best role/severity tier.
@@ -255,7 +267,7 @@ class StreamScanner:
         key = (at.file_index, sig_index)
         seen = self._detailed.get(key, 0)
         self._detailed[key] = seen + 1
-        detailed = seen < _DETAILED
+        detailed = seen < _DETAILED or self.matcher.signatures[sig_index].evidence == "last"
         before = at.ctx.lines_before(at.start, _TRACEBACK_LINES if detailed else 20)
         sig = self.matcher.signatures[sig_index]
         year = self.year.year

@@ -39,7 +39,7 @@ _REQUIRED = (
     "references",
     "examples",
 )
-_OPTIONAL = ("exclude", "message", "recovery", "retryable", "override")
+_OPTIONAL = ("exclude", "message", "recovery", "retryable", "override", "evidence")
 
 # Constructs outside the subset shared by Python re, RE2 and Hyperscan.
 _FORBIDDEN = (
@@ -198,6 +198,9 @@ def _parse_signature(
         raise fail("recovery", f"{recovery!r} is not a recovery id")
     if "retryable" in d and d["retryable"] not in (True, False, None):
         raise fail("retryable", "must be true, false or null")
+    evidence = d.get("evidence", "first")
+    if evidence not in ("first", "last"):
+        raise fail("evidence", "must be 'first' or 'last'")
     message = d.get("message") or d["title"]
     if not isinstance(message, str):
         raise fail("message", "must be a string")
@@ -246,6 +249,7 @@ def _parse_signature(
         recovery=recovery,
         retryable=d.get("retryable"),
         retryable_set="retryable" in d,
+        evidence=evidence,
     )
     return sig, override
 

@@ -74,6 +74,7 @@ class Signature:
     recovery: str | None = None
     retryable: bool | None = None
     retryable_set: bool = False
+    evidence: Literal["first", "last"] = "first"
 
 
 @dataclass(frozen=True)

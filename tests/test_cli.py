@@ -36,7 +36,9 @@ def invoke(*args: str) -> tuple[int, str, str]:
 
 
 def test_json_is_exactly_one_object_with_the_contract_fields(job: Path) -> None:
-    code, out, _ = invoke(str(job), "--format", "json", "--patterns", str(DEMO_PATTERNS))
+    code, out, _ = invoke(
+        str(job), "--format", "json", "--patterns", str(DEMO_PATTERNS), "--no-builtin"
+    )
     assert code == 0
     v = json.loads(out)
     assert v["schema"] == "ha-analyze/verdict/1"
@@ -77,7 +79,7 @@ def test_json_is_exactly_one_object_with_the_contract_fields(job: Path) -> None:
 
 
 def test_text_report_has_headline_evidence_and_grouped_findings(job: Path) -> None:
-    code, out, _ = invoke(str(job), "--patterns", str(DEMO_PATTERNS))
+    code, out, _ = invoke(str(job), "--patterns", str(DEMO_PATTERNS), "--no-builtin")
     assert code == 0
     first = out.splitlines()[0]
     assert first.startswith("DEVICE_OOM") and "fix_and_resubmit" in first
@@ -89,7 +91,9 @@ def test_text_report_has_headline_evidence_and_grouped_findings(job: Path) -> No
 
 
 def test_chinese_headline(job: Path) -> None:
-    code, out, _ = invoke(str(job), "--patterns", str(DEMO_PATTERNS), "--lang", "zh")
+    code, out, _ = invoke(
+        str(job), "--patterns", str(DEMO_PATTERNS), "--no-builtin", "--lang", "zh"
+    )
     assert code == 0
     assert "设备内存不足" in out.splitlines()[0] and "修改后重新提交" in out.splitlines()[0]
     assert "根因" in out
@@ -97,7 +101,9 @@ def test_chinese_headline(job: Path) -> None:
 
 def test_stdin(job: Path) -> None:
     r = CliRunner().invoke(
-        main, ["-", "--format", "json", "--patterns", str(DEMO_PATTERNS)], input=OOM + "\n"
+        main,
+        ["-", "--format", "json", "--patterns", str(DEMO_PATTERNS), "--no-builtin"],
+        input=OOM + "\n",
     )
     assert r.exit_code == 0
     v = json.loads(r.stdout)
@@ -158,6 +164,7 @@ def test_console_script_runs_as_a_process(job: Path) -> None:
             "json",
             "--patterns",
             str(DEMO_PATTERNS),
+            "--no-builtin",
         ],
         capture_output=True,
         text=True,

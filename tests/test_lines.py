@@ -106,3 +106,5 @@ def test_pdsh_host_prefix_is_stripped_and_kept() -> None:
     assert (msg.host, msg.rank, msg.text) == ("worker-1", 9, "KeyError: 'x'")
     assert strip_prefix("10.0.0.5: RuntimeError: x").host == "10.0.0.5"
     assert strip_prefix("RuntimeError: x").host is None
+    assert strip_prefix("boto3.exceptions.S3UploadFailedError: x").host is None
+    assert strip_prefix("slurmstepd-c117: error: x").host is None

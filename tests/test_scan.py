@@ -99,3 +99,16 @@ def test_time_is_inherited_from_the_preceding_timestamped_line(tmp_path: Path, e
     f.write_text("2026-11-29 10:00:01,500 INFO step 5\n" + OOM + "\n")
     v = run(f, engine)
     assert v.root_cause is not None and v.root_cause.time == "2026-11-29T10:00:01.500"
+
+
+def test_unindented_output_after_a_frame_is_an_event(tmp_path: Path, engine: str) -> None:
+    # several ranks print into one console: an error line lands right after a frame line
+    f = tmp_path / "x.log"
+    f.write_text(
+        '  File "/opt/deepspeed/runtime/zero/stage3.py", line 947, in _optimizer_step\n'
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.39 GiB. GPU 1\n"
+        "    self._optimizer_step(sub_group_id)\n"
+    )
+    v = run(f, engine)
+    assert v.category == "device_oom"
+    assert v.root_cause is not None and v.root_cause.line == 2

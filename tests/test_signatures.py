@@ -93,7 +93,7 @@ def _sig(**over: object) -> dict:  # type: ignore[type-arg]
         ({"description": "text"}, "description: needs the heading(s)"),
         ({"message": "{nope}"}, "placeholder {nope} is not a named capture"),
         (
-            {"match": ["CUDA out of memory", "never in any example"]},
+            {"match": ["CUDA out of memory", "never in any example"], "message": None},
             "no positive example exercises",
         ),
         ({"bogus": 1}, "bogus: unknown field"),

@@ -91,3 +91,19 @@ def test_identical_lines_collapse_into_one_finding(tmp_path: Path) -> None:
     v = run(_job(tmp_path, {"all.log": lines}))
     assert len(v.findings) == 1
     assert v.findings[0].count == 1000 and len(v.findings[0].ranks) == 1000
+
+
+def test_evidence_last_shows_the_final_line_of_a_decline(tmp_path: Path) -> None:
+    pats = tmp_path / "pats"
+    pats.mkdir()
+    src = (DEMO_PATTERNS / "demo.yaml").read_text()
+    (pats / "demo.yaml").write_text(
+        src.replace(
+            "    message: 'tried to allocate {size}'\n",
+            "    message: 'tried to allocate {size}'\n    evidence: last\n",
+        )
+    )
+    lines = [OOM.format(r=0, t=f"10:00:0{i},000").replace("2.00", f"{i}.00") for i in range(1, 4)]
+    (tmp_path / "rank0.log").write_text("\n".join(lines) + "\n")
+    v = analyze(tmp_path / "rank0.log", patterns=[pats], builtin_patterns=False)
+    assert v.root_cause is not None and v.root_cause.line == 3 and "3.00 GiB" in v.root_cause.text
