@@ -74,7 +74,13 @@ def analyze(
     scanner = StreamScanner(matcher, collector.add, YearRef())
     files = lines = nbytes = truncated = 0
     for index, stream in enumerate(iter_streams(path_list, notes)):
-        fs = scanner.scan(stream, index)
+        try:
+            fs = scanner.scan(stream, index)
+        except Exception as e:  # a bug must cost one file, not the restart decision
+            notes.notes.append(
+                f"{stream.name}: internal error, file skipped: {type(e).__name__}: {e}"
+            )
+            continue
         files += 1
         lines += fs.lines
         nbytes += fs.bytes

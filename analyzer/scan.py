@@ -19,6 +19,8 @@ from .sources import Stream
 from .types import Hit, LogTime
 
 BLOCK = 1 << 20
+# A longer line is matched on its first and its last LINE_CAP bytes; the middle is only
+# counted, so memory stays bounded whatever the input.
 LINE_CAP = 1 << 20
 TEXT_CAP = 4096
 _CONTEXT_BEFORE, _CONTEXT_AFTER, _TRACEBACK_LINES = 3, 3, 40
@@ -146,6 +148,8 @@ class StreamScanner:
         fs = FileScan(stream.name)
         carry = b""
         skipping = False
+        skip_tail = b""
+        long_line = 0  # where the over-long line being skipped starts
         lineno = 1
         tail = b""
         try:
@@ -158,8 +162,14 @@ class StreamScanner:
                 if skipping:
                     k = chunk.find(b"\n")
                     if k < 0:
+                        skip_tail = (skip_tail + chunk)[-LINE_CAP:]
                         continue
-                    chunk, skipping, lineno = chunk[k + 1 :], False, lineno + 1
+                    # The end of an over-long line matters most: a progress bar redrawn
+                    # for hours with "Killed" or the error after its last redraw.
+                    end = (skip_tail + chunk[:k])[-LINE_CAP:]
+                    unread = len(chunk) - k + len(end)
+                    self._block(stream, file_index, fs, b"", end, lineno, unread, long_line)
+                    chunk, skipping, lineno, skip_tail = chunk[k + 1 :], False, lineno + 1, b""
                 data = carry + chunk if carry else chunk
                 k = data.rfind(b"\n")
                 if k < 0:
@@ -169,6 +179,8 @@ class StreamScanner:
                         )
                         fs.truncated += 1
                         skipping, carry, tail = True, b"", b""
+                        skip_tail = data[LINE_CAP:][-LINE_CAP:]
+                        long_line = fs.bytes - len(data)
                     else:
                         carry = data
                     continue
@@ -180,6 +192,8 @@ class StreamScanner:
             fs.error = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
         if carry:
             self._block(stream, file_index, fs, tail, carry, lineno, len(carry))
+        if skipping and skip_tail:
+            self._block(stream, file_index, fs, b"", skip_tail, lineno, len(skip_tail), long_line)
         return fs
 
     def _sample_times(self, fs: FileScan, block: bytes) -> None:
@@ -210,8 +224,13 @@ class StreamScanner:
         block: bytes,
         lineno: int,
         unread: int,
+        line_offset: int | None = None,
     ) -> None:
-        """Scan one block; `unread` bytes before the end of what was read start the block."""
+        """Scan one block; it starts `unread` bytes before the end of what was read.
+
+        `line_offset` is given for the tail of an over-long line: its hits report where
+        that line starts, not where the kept tail starts.
+        """
         base = fs.bytes - unread
         self._sample_times(fs, block)
         hits = self.matcher.automaton.scan(block)
@@ -227,7 +246,8 @@ class StreamScanner:
                 continue
             for segment in clean(raw):
                 msg = strip_prefix(segment)
-                at = _LineAt(stream, file_index, line, base + start, start, end, ctx)
+                offset = base + start if line_offset is None else line_offset
+                at = _LineAt(stream, file_index, line, offset, start, end, ctx)
                 for i, caps in self._best(candidates, msg.text):
                     self._emit(at, i, caps, segment, msg)
 

@@ -80,3 +80,23 @@ def test_never_raises_on_hostile_content(tmp_path: Path) -> None:
     assert v.stats.files >= 2
     assert "cut.log.gz" in v.stats.unreadable
     assert "junk.bin" in v.stats.skipped
+
+
+def test_an_internal_error_costs_one_file_not_the_verdict(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from analyzer import scan
+
+    (tmp_path / "a.log").write_text(
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB\n"
+    )
+    (tmp_path / "b.log").write_text("boom\n")
+    real = scan.StreamScanner.scan
+
+    def flaky(self, stream, index):  # type: ignore[no-untyped-def]
+        if stream.name == "b.log":
+            raise RuntimeError("simulated bug")
+        return real(self, stream, index)
+
+    monkeypatch.setattr(scan.StreamScanner, "scan", flaky)
+    v = analyze(tmp_path, patterns=[DEMO_PATTERNS], builtin_patterns=False)
+    assert v.category == "device_oom"
+    assert any("b.log: internal error" in n and "simulated bug" in n for n in v.stats.notes)

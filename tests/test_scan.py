@@ -112,3 +112,14 @@ def test_unindented_output_after_a_frame_is_an_event(tmp_path: Path, engine: str
     v = run(f, engine)
     assert v.category == "device_oom"
     assert v.root_cause is not None and v.root_cause.line == 2
+
+
+def test_error_at_the_end_of_an_absurd_line_is_found(tmp_path: Path, engine: str) -> None:
+    f = tmp_path / "x.log"
+    redraw = b"".join(b"\r %d%%|###| %d/100000" % (i % 100, i) for i in range(400_000))
+    with f.open("wb") as fh:
+        fh.write(b"start\n" + redraw + b"\r" + OOM.encode() + b"\nafter\n" + b"x" * (LINE_CAP * 2))
+    v = run(f, engine)
+    assert v.stats.truncated_lines == 2 and v.stats.lines == 3
+    assert v.root_cause is not None and v.root_cause.line == 2 and v.root_cause.text == OOM
+    assert v.root_cause.offset == len(b"start\n")  # where the line starts
