@@ -186,7 +186,7 @@ class StreamScanner:
                     continue
                 block, carry = data[: k + 1], data[k + 1 :]
                 self._block(stream, file_index, fs, tail, block, lineno, len(data))
-                lineno += block.count(b"\n")
+                lineno = fs.lines + 1  # carry holds no newline: all read so far precede it
                 tail = block[-_TAIL:]
         except Exception as e:  # truncated gzip, I/O errors, corrupt members: keep what we have
             fs.error = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__

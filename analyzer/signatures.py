@@ -10,7 +10,6 @@ import re
 import string
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -67,14 +66,11 @@ class PatternSet:
 
 
 def builtin_dir() -> Path:
-    """Where the built-in pattern files live: inside the wheel, or patterns/ in a checkout."""
-    try:
-        path = Path(str(resources.files("analyzer.builtin_patterns")))
-        if any(path.glob("*.yaml")):
-            return path
-    except (ModuleNotFoundError, TypeError):
-        pass
-    return Path(__file__).resolve().parent.parent / "patterns"
+    """Where the built-in pattern files live: inside the installed package, or the
+    repository's patterns/ folder when running from a checkout (editable install)."""
+    here = Path(__file__).resolve().parent
+    installed = here / "builtin_patterns"
+    return installed if installed.is_dir() else here.parent / "patterns"
 
 
 def load_patterns(extra: Sequence[str | Path] = (), *, builtin: bool = True) -> PatternSet:

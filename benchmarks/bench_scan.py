@@ -102,7 +102,10 @@ def to_ere(rx: str) -> str | None:
     rx = rx.replace(r"\d", "[0-9]").replace(r"\s", "[[:space:]]").replace(r"\S", "[^[:space:]]")
     rx = rx.replace(r"\w", "[[:alnum:]_]").replace(r"\b", "")
     rx = re.sub(r"([*+?}])\?", r"\1", rx)
-    return None if "\\x" in rx or "(?" in rx else rx
+    if "\\x" in rx or "(?" in rx:
+        return None
+    ok = subprocess.run(["grep", "-E", "-e", rx, "/dev/null"], capture_output=True, check=False)
+    return None if ok.returncode == 2 else rx  # 2: grep cannot parse it
 
 
 def timed(cmd: list[str] | str, repeat: int, shell: bool = False) -> tuple[float, int]:

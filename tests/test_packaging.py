@@ -9,8 +9,10 @@ from pathlib import Path
 
 from conftest import REPO
 
+from analyzer.signatures import load_patterns
 
-def test_wheel_contains_every_pattern_file(tmp_path: Path) -> None:
+
+def test_installed_wheel_finds_its_patterns(tmp_path: Path) -> None:
     args = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(REPO)]
     subprocess.run(args, check=True, capture_output=True)
     wheel = next(tmp_path.glob("ha_analyze-*.whl"))
@@ -18,3 +20,17 @@ def test_wheel_contains_every_pattern_file(tmp_path: Path) -> None:
     for f in (REPO / "patterns").glob("*.yaml"):
         assert f"analyzer/builtin_patterns/{f.name}" in names
     assert "analyzer/py.typed" in names
+    # Unpacked as pip would install it, the package must find its own patterns.
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    code = "from analyzer.signatures import builtin_dir, load_patterns; print(builtin_dir(), len(load_patterns().signatures))"
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(site)},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert out[0] == str(site / "analyzer" / "builtin_patterns")
+    assert int(out[1]) == len(load_patterns().signatures)
