@@ -75,6 +75,16 @@ def run_examples(matcher: Matcher) -> tuple[int, list[ExampleFailure]]:
             elif not ex["match"] and sig.id in got:
                 failures.append(ExampleFailure(sig.id, ex["log"], "matches but should not"))
             elif ex["match"]:
+                others = sorted(set(got) - {sig.id} - set(sig.overlaps))
+                if others:
+                    failures.append(
+                        ExampleFailure(
+                            sig.id,
+                            ex["log"],
+                            f"also matches {', '.join(others)}: make one more specific, or "
+                            "declare 'overlaps' if both readings are right",
+                        )
+                    )
                 for k, v in (ex.get("captures") or {}).items():
                     if got[sig.id].get(k) != str(v):
                         failures.append(

@@ -15,6 +15,11 @@ from typing import Any
 
 import yaml
 
+try:  # the parser behind `re`; its tree shows nested repeats exactly
+    import re._parser as _sre  # type: ignore[import-not-found]
+except ImportError:  # Python 3.10
+    import sre_parse as _sre
+
 from .lines import clean, strip_prefix
 from .taxonomy import CATEGORIES, RECOVERIES
 from .types import BLAMES, ROLES, SEVERITIES, PatternError, Signature
@@ -38,7 +43,7 @@ _REQUIRED = (
     "references",
     "examples",
 )
-_OPTIONAL = ("exclude", "message", "recovery", "retryable", "override", "evidence")
+_OPTIONAL = ("exclude", "message", "recovery", "retryable", "override", "evidence", "overlaps")
 
 # Constructs outside the subset shared by Python re, RE2 and Hyperscan.
 _FORBIDDEN = (
@@ -184,6 +189,7 @@ def _parse_signature(
     match = _str_list(d["match"], fail, "match")
     exclude = _str_list(d.get("exclude") or [], fail, "exclude", allow_empty=True)
     references = _str_list(d["references"], fail, "references")
+    overlaps = _str_list(d.get("overlaps") or [], fail, "overlaps", allow_empty=True)
     for rx in match + exclude:
         check_regex(rx, fail)
     for rx in match:
@@ -246,6 +252,7 @@ def _parse_signature(
         retryable=d.get("retryable"),
         retryable_set="retryable" in d,
         evidence=evidence,
+        overlaps=tuple(overlaps),
     )
     return sig, override
 
@@ -268,12 +275,30 @@ def check_regex(rx: str, fail: Any) -> None:
         raise fail("match", f"invalid regex {rx!r}: {e}") from None
     if compiled.search(""):
         raise fail("match", f"matches the empty string, so it would hit every line: {rx!r}")
+    if _nested_repeat(_sre.parse(rx)):
+        raise fail("match", f"nested quantifiers can backtrack catastrophically: {rx!r}")
     for pat, what in _FORBIDDEN:
         if pat.search(rx):
             raise fail("match", f"{what} is not allowed (automaton engines lack it): {rx!r}")
     for m in _INLINE_FLAGS.finditer(rx):
         if m.start() != 0 or m.group() != "(?i)":
             raise fail("match", f"only a leading '(?i)' inline flag is allowed: {rx!r}")
+
+
+def _nested_repeat(items: Any, inside: bool = False) -> bool:
+    """A repeat inside a repeat (`(a+)+`, `(\\w*,)*`): the shape of catastrophic backtracking."""
+    for op, av in items:
+        if op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT):
+            _, hi, sub = av
+            if inside and hi > 1:
+                return True
+            if _nested_repeat(sub, inside or hi > 1):
+                return True
+        elif op == _sre.SUBPATTERN and _nested_repeat(av[-1], inside):
+            return True
+        elif op == _sre.BRANCH and any(_nested_repeat(b, inside) for b in av[1]):
+            return True
+    return False
 
 
 def iter_regexes(sigs: Iterable[Signature]) -> Iterable[tuple[int, str]]:

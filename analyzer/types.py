@@ -75,6 +75,7 @@ class Signature:
     retryable: bool | None = None
     retryable_set: bool = False
     evidence: Literal["first", "last"] = "first"
+    overlaps: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -88,6 +88,7 @@ def _sig(**over: object) -> dict:  # type: ignore[type-arg]
         ({"match": ["(a)\\1"]}, "backreference is not allowed"),
         ({"match": ["(?s)CUDA"]}, "only a leading '(?i)'"),
         ({"match": ["x*"]}, "matches the empty string"),
+        ({"match": ["CUDA out of memory(?: \\w+)+ x"]}, "nested quantifiers"),
         ({"match": ["(?P<a>\\d+).*(?P<b>\\d+)"]}, "unbounded '.*' between two captures"),
         ({"literals": ["nowhere"]}, "literals: no literal occurs in the positive example"),
         ({"description": "text"}, "description: needs the heading(s)"),
@@ -151,3 +152,24 @@ def test_demo_examples_pass_on_every_engine(engine: str) -> None:
     checked, failures = run_examples(Matcher(load_patterns([DEMO_PATTERNS], builtin=False), engine))
     assert checked == 12
     assert failures == []
+
+
+def test_every_regex_stays_fast_on_a_pathological_64k_line() -> None:
+    """A generous budget (100x the usual time), so a noisy machine cannot fail it but a
+    backtracking regex does. Each regex sees its own examples repeated without a newline,
+    the input most likely to make it retry at every position."""
+    import re
+    import time
+
+    slow = []
+    for s in BUILTIN.signatures:
+        seed = "".join(e["log"] for e in s.examples) or "x"
+        line = (seed * (65536 // len(seed) + 1))[:65536]
+        for rx in s.match:
+            c = re.compile(rx, re.ASCII)
+            t = time.perf_counter()
+            c.search(line + "\x00")
+            elapsed = time.perf_counter() - t
+            if elapsed > 0.5:
+                slow.append(f"{s.id}: {elapsed:.2f}s {rx}")
+    assert not slow, "\n".join(slow)
