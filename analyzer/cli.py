@@ -7,6 +7,7 @@ failed, 2 usage error (bad option, bad pattern file), 3 no input could be read a
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ import click
 from .analysis import analyze, get_matcher
 from .matcher import run_examples
 from .signatures import load_patterns
+from .taxonomy import CATEGORIES
 from .types import PatternError
 
 EXIT_UNREADABLE = 3
@@ -120,9 +122,28 @@ def _load(dirs: tuple[str, ...]) -> Any:
 
 @patterns_grp.command("list")
 @click.option("--patterns", "pattern_dirs", multiple=True, type=click.Path(exists=True))
-def patterns_list(pattern_dirs: tuple[str, ...]) -> None:
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+def patterns_list(pattern_dirs: tuple[str, ...], fmt: str) -> None:
     """One line per signature: id, category, role, severity, title."""
     pset = _load(pattern_dirs)
+    if fmt == "json":
+        rows = [
+            {
+                "id": s.id,
+                "family": s.family,
+                "vendor": s.vendor,
+                "category": s.category,
+                "role": s.role,
+                "severity": s.severity,
+                "blame": s.blame,
+                "recovery": s.recovery or CATEGORIES[s.category].recovery,
+                "title": s.title,
+                "source": s.source,
+            }
+            for s in pset.signatures
+        ]
+        click.echo(json.dumps(rows, indent=1, ensure_ascii=False))
+        return
     for s in pset.signatures:
         click.echo(f"{s.id:<44} {s.category:<19} {s.role:<12} {s.severity:<8} {s.title}")
     click.echo(f"{len(pset.signatures)} signatures from {len(pset.files)} files", err=True)
@@ -155,6 +176,25 @@ def patterns_test(directory: str | None, engine: str | None) -> None:
     )
     if bad:
         sys.exit(1)
+
+
+@patterns_grp.command("doc")
+@click.option("--patterns", "pattern_dirs", multiple=True, type=click.Path(exists=True))
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write here (e.g. patterns/CATALOGUE.md) instead of stdout.",
+)
+def patterns_doc(pattern_dirs: tuple[str, ...], output: str | None) -> None:
+    """The catalogue as Markdown: coverage per vendor and category, one row per signature."""
+    from .catalogue import render
+
+    text = render(_load(pattern_dirs)) + "\n"
+    if output:
+        Path(output).write_text(text, encoding="utf-8")
+    else:
+        click.echo(text, nl=False)
 
 
 @main.command("explain")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,8 @@ from .types import BLAMES, ROLES, SEVERITIES, PatternError, Signature
 # libyaml's loader is ~10x faster than the pure-Python one; start-up time matters to a
 # restart controller calling the CLI.
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# Which stack a family belongs to, for coverage counts (`patterns doc`).
+VENDORS = ("nvidia", "ascend", "framework", "system", "other")
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)+$")
 _FAMILY = re.compile(r"^[a-z0-9]+(?:[-_][a-z0-9]+)*$")
 _HEADINGS = ("### What it matches", "### Why it happens", "### What to do")
@@ -141,14 +143,18 @@ def _load_file_with_override(path: Path) -> list[tuple[Signature, bool]]:
     sigs = doc.get("signatures")
     if not isinstance(sigs, list) or not sigs:
         raise PatternError(f"{path}: signatures: must be a non-empty list")
-    unknown_top = set(doc) - {"family", "description", "signatures"}
+    vendor = doc.get("vendor", "other")
+    if vendor not in VENDORS:
+        raise PatternError(f"{path}: vendor: must be one of {', '.join(VENDORS)}, got {vendor!r}")
+    unknown_top = set(doc) - {"family", "vendor", "description", "signatures"}
     if unknown_top:
         raise PatternError(f"{path}: unknown top-level field(s): {', '.join(sorted(unknown_top))}")
     out: list[tuple[Signature, bool]] = []
     for i, entry in enumerate(sigs):
         if not isinstance(entry, dict):
             raise PatternError(f"{path}: signatures[{i}]: must be a mapping")
-        out.append(_parse_signature(path, family, entry, i))
+        sig, override = _parse_signature(path, family, entry, i)
+        out.append((replace(sig, vendor=vendor), override))
     return out
 
 
@@ -292,11 +298,14 @@ def _nested_repeat(items: Any, inside: bool = False) -> bool:
             _, hi, sub = av
             if inside and hi > 1:
                 return True
-            if _nested_repeat(sub, inside or hi > 1):
-                return True
-        elif op == _sre.SUBPATTERN and _nested_repeat(av[-1], inside):
-            return True
-        elif op == _sre.BRANCH and any(_nested_repeat(b, inside) for b in av[1]):
+            children, nested = [sub], inside or hi > 1
+        elif op == _sre.SUBPATTERN:
+            children, nested = [av[-1]], inside
+        elif op == _sre.BRANCH:
+            children, nested = av[1], inside
+        else:
+            continue
+        if any(_nested_repeat(c, nested) for c in children):
             return True
     return False
 

@@ -76,6 +76,7 @@ class Signature:
     retryable_set: bool = False
     evidence: Literal["first", "last"] = "first"
     overlaps: tuple[str, ...] = ()
+    vendor: str = "other"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,35 @@
+"""The generated catalogue document is current, and the JSON listing is complete."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+from conftest import REPO
+
+from analyzer.catalogue import render
+from analyzer.cli import main
+from analyzer.signatures import load_patterns
+
+
+def test_catalogue_md_is_current() -> None:
+    want = render(load_patterns()) + "\n"
+    have = (REPO / "patterns" / "CATALOGUE.md").read_text(encoding="utf-8")
+    assert have == want, "stale: run `ha-analyze patterns doc --output patterns/CATALOGUE.md`"
+
+
+def test_catalogue_has_a_row_per_signature_and_coverage() -> None:
+    pset = load_patterns()
+    text = render(pset)
+    for s in pset.signatures:
+        assert f"| `{s.id}` | {s.category} | {s.role} |" in text
+    assert "## Coverage" in text and "| **all** |" in text
+
+
+def test_patterns_list_json() -> None:
+    r = CliRunner().invoke(main, ["patterns", "list", "--format", "json"])
+    assert r.exit_code == 0
+    rows = json.loads(r.stdout)
+    assert len(rows) == len(load_patterns().signatures)
+    for row in rows:
+        assert {"id", "family", "category", "role", "severity", "title", "recovery"} <= set(row)
