@@ -42,12 +42,14 @@ _HOST_NCCL = re.compile(r"(?:^|\s)(?P<h>[A-Za-z][\w.-]*):\d+:\d+ \[\d+\] ")
 _MONTHS = {m: i for i, m in enumerate(calendar.month_abbr) if m}
 
 
-# pdsh / DeepSpeed multi-node launchers put the host first: "worker-1: ", "10.0.0.5: ".
-# Only lowercase names with a digit qualify, so "RuntimeError: " is never taken for one.
-# Program names that print "name-host: " themselves (slurmstepd-c117: error: ...) are
-# not launcher prefixes.
+# pdsh / DeepSpeed multi-node launchers put the host first: "worker-1: ", "10.0.0.5: ",
+# "node017: ". Tool and device prefixes ("accept4: ", "e1000e: ", "nvme0n1: ", "sda1: ")
+# must not qualify, so a host is an IPv4 address, a hyphenated name ending in a digit, or
+# letters followed by at least three digits. Programs that print "name-host: " themselves
+# (slurmstepd-c117: error: ...) are excluded by name.
 _HOST_PREFIX = re.compile(
-    r"(?!slurmstepd|srun|sbatch|salloc)(?P<h>[a-z][a-z0-9-]*\d[a-z0-9-]*|\d{1,3}(?:\.\d{1,3}){3}): "
+    r"(?!slurmstepd|srun|sbatch|salloc)"
+    r"(?P<h>\d{1,3}(?:\.\d{1,3}){3}|[a-z][a-z0-9]*(?:-[a-z0-9]+)*-[a-z0-9]*\d|[a-z]+\d{3,}): "
 )
 
 

@@ -28,10 +28,10 @@ class Matcher:
 
     def __init__(self, patterns: PatternSet, engine: str | None = None) -> None:
         self.signatures = patterns.signatures
-        self._match = [tuple(re.compile(rx, re.ASCII) for rx in s.match) for s in self.signatures]
-        self._exclude = [
-            tuple(re.compile(rx, re.ASCII) for rx in s.exclude) for s in self.signatures
-        ]
+        # Compiled on first use: most signatures never see a candidate line in a given
+        # job, and compiling a thousand regexes up front would double start-up time.
+        self._compiled: list[tuple[tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...]] | None]
+        self._compiled = [None] * len(self.signatures)
         try:
             self.automaton = automaton.build(list(iter_regexes(self.signatures)), engine)
         except automaton.AutomatonError as e:
@@ -40,10 +40,18 @@ class Matcher:
 
     def verify(self, index: int, message: str) -> dict[str, str] | None:
         """Captures if signature `index` matches the message (excludes applied), else None."""
-        for rx in self._match[index]:
+        compiled = self._compiled[index]
+        if compiled is None:
+            sig = self.signatures[index]
+            compiled = self._compiled[index] = (
+                tuple(re.compile(rx, re.ASCII) for rx in sig.match),
+                tuple(re.compile(rx, re.ASCII) for rx in sig.exclude),
+            )
+        match, exclude = compiled
+        for rx in match:
             m = rx.search(message)
             if m:
-                if any(x.search(message) for x in self._exclude[index]):
+                if any(x.search(message) for x in exclude):
                     return None
                 return {k: v for k, v in m.groupdict().items() if v is not None}
         return None

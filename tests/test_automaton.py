@@ -68,3 +68,19 @@ def test_hyperscan_database_cache_survives_corruption(tmp_path, monkeypatch) -> 
     auto = build([(0, "alpha")], "hyperscan")
     assert auto.scan(b"x alpha\n") == [(0, 7, (0,))]
     assert cached[0].read_bytes() != b"not a database"
+
+
+def test_known_hyperscan_miss_is_why_re2_is_the_default() -> None:
+    """Upstream Hyperscan loses this match when both patterns share one database. If a
+    Hyperscan upgrade fixes it, this test says so and the default can be reconsidered."""
+    from analyzer.automaton import available_engines
+
+    pats = [
+        (0, r"(?:error=\d+ : |\(\d+ vs\. 0\)  )the launch timed out"),
+        (1, r"(?:RuntimeError: |\(\d+ vs\. 0\)  )CUDNN_STATUS_BAD_PARAM"),
+    ]
+    line = b"Check failed: error == cudaSuccess (6 vs. 0)  the launch timed out\n"
+    assert build(pats, "re2").scan(line) == [(0, len(line) - 1, (0,))]
+    assert available_engines()[0] == "re2"
+    if "hyperscan" in available_engines():
+        assert build(pats, "hyperscan").scan(line) == [], "Hyperscan fixed? revisit the default"

@@ -108,3 +108,12 @@ def test_pdsh_host_prefix_is_stripped_and_kept() -> None:
     assert strip_prefix("RuntimeError: x").host is None
     assert strip_prefix("boto3.exceptions.S3UploadFailedError: x").host is None
     assert strip_prefix("slurmstepd-c117: error: x").host is None
+    assert strip_prefix("node017: x").host == "node017"
+    assert strip_prefix("dgx-a100-07: x").host == "dgx-a100-07"
+    for tool in (
+        "accept4: Too many open files",
+        "e1000e: link down",
+        "nvme0n1: I/O error",
+        "sda1: x",
+    ):
+        assert strip_prefix(tool).host is None, tool
