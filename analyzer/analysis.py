@@ -102,4 +102,11 @@ def analyze(
         truncated_lines=truncated,
         engine=matcher.automaton.name,
     )
-    return decide(collector.candidates(), collector.findings(), stats, lang)
+    return decide(
+        collector.candidates(),
+        collector.findings(),
+        stats,
+        lang,
+        counts=collector.counts,
+        completed=collector.completed,
+    )

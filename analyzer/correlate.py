@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from .lines import strip_prefix
@@ -58,8 +59,12 @@ class Collector:
     def __init__(self) -> None:
         self._groups: dict[tuple[str, str], _Group] = {}
         self._candidates: dict[tuple[str, int, int | None], Hit] = {}
+        self.counts: Counter[str] = Counter()
+        self.completed = False
 
     def add(self, hit: Hit) -> None:
+        self.counts[hit.signature.id] += 1
+        self.completed = self.completed or hit.signature.completion
         key = (hit.signature.id, template(hit.text))
         g = self._groups.get(key)
         if g is None:

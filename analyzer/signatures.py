@@ -45,7 +45,17 @@ _REQUIRED = (
     "references",
     "examples",
 )
-_OPTIONAL = ("exclude", "message", "recovery", "retryable", "override", "evidence", "overlaps")
+_OPTIONAL = (
+    "exclude",
+    "message",
+    "recovery",
+    "retryable",
+    "override",
+    "evidence",
+    "overlaps",
+    "min_count",
+    "completion",
+)
 
 # Constructs outside the subset shared by Python re, RE2 and Hyperscan.
 _FORBIDDEN = (
@@ -206,6 +216,14 @@ def _parse_signature(
         raise fail("recovery", f"{recovery!r} is not a recovery id")
     if "retryable" in d and d["retryable"] not in (True, False, None):
         raise fail("retryable", "must be true, false or null")
+    min_count = d.get("min_count", 1)
+    if not isinstance(min_count, int) or isinstance(min_count, bool) or min_count < 1:
+        raise fail("min_count", "must be a whole number >= 1")
+    completion = d.get("completion", False)
+    if completion not in (True, False):
+        raise fail("completion", "must be true or false")
+    if completion and d["severity"] != "info":
+        raise fail("completion", "a completion marker must have severity info")
     evidence = d.get("evidence", "first")
     if evidence not in ("first", "last"):
         raise fail("evidence", "must be 'first' or 'last'")
@@ -259,6 +277,8 @@ def _parse_signature(
         retryable_set="retryable" in d,
         evidence=evidence,
         overlaps=tuple(overlaps),
+        min_count=min_count,
+        completion=completion,
     )
     return sig, override
 

@@ -77,6 +77,8 @@ class Signature:
     evidence: Literal["first", "last"] = "first"
     overlaps: tuple[str, ...] = ()
     vendor: str = "other"
+    min_count: int = 1
+    completion: bool = False
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ of the top by the signatures' roles, not by special cases here.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 
 from .correlate import ROLE_RANK, SEVERITY_RANK, template
 from .taxonomy import CATEGORIES, NONE, category_name
@@ -82,13 +83,37 @@ def _summary(root: Hit, findings: list[Finding], lang: str) -> str:
     return f"{category_name(sig.category, 'en').capitalize()}{loc}: {render_message(root)}{tail}."
 
 
+def deciding(candidates: list[Hit], counts: Mapping[str, int], completed: bool) -> list[Hit]:
+    """The candidates allowed to decide the verdict.
+
+    `info` lines are context. A signature with `min_count` decides only when it matched
+    that often (one NaN gradient norm is a skipped fp16 step, a run of them divergence).
+    Once a completion marker shows that the run (or its worker group) finished, only a
+    cause can make it a failure: teardown and timeouts around a successful elastic
+    restart are not one.
+    """
+    out = [
+        h
+        for h in candidates
+        if h.signature.severity != "info" and counts.get(h.signature.id, 0) >= h.signature.min_count
+    ]
+    if completed:
+        out = [h for h in out if h.signature.role == "cause"]
+    return out
+
+
 def decide(
-    candidates: list[Hit], findings: list[Finding], stats: Stats, lang: str = "en"
+    candidates: list[Hit],
+    findings: list[Finding],
+    stats: Stats,
+    lang: str = "en",
+    counts: Mapping[str, int] | None = None,
+    completed: bool = False,
 ) -> Verdict:
     """Pick the root cause and map it to recovery per the taxonomy."""
-    deciding = [h for h in candidates if h.signature.severity != "info"]
+    deciding_hits = deciding(candidates, counts or {}, completed)
     shown = tuple(findings[:MAX_FINDINGS])
-    if not deciding:
+    if not deciding_hits:
         summary = (
             ("未发现故障迹象。" if lang == "zh" else "No failure found in the logs.")
             if stats.lines
@@ -105,7 +130,7 @@ def decide(
             stats=stats,
             decided_by="none",
         )
-    root = deciding[0]
+    root = deciding_hits[0]
     sig = root.signature
     cat = CATEGORIES[sig.category]
     recovery = sig.recovery or cat.recovery
@@ -131,7 +156,7 @@ def decide(
         category=sig.category,
         recovery=recovery,
         retryable=retryable,
-        confidence=_confidence(root, deciding),
+        confidence=_confidence(root, deciding_hits),
         summary=_summary(root, findings, lang),
         root_cause=rc,
         findings=ordered,

@@ -141,7 +141,7 @@ def test_patterns_test_passes_builtins_and_fails_a_broken_user_folder(tmp_path: 
     code, out, _ = invoke("patterns", "test")
     assert code == 0 and " 0 failed" in out
     code, out, _ = invoke("patterns", "test", str(DEMO_PATTERNS))
-    assert code == 0 and out.startswith("6 passed, 0 failed")
+    assert code == 0 and out.startswith("8 passed, 0 failed")
     broken = tmp_path / "p"
     broken.mkdir()
     text = (DEMO_PATTERNS / "demo.yaml").read_text().replace("family: demo", "family: mine")

@@ -150,7 +150,7 @@ def test_demo_examples_pass_on_every_engine(engine: str) -> None:
     from analyzer.matcher import run_examples
 
     checked, failures = run_examples(Matcher(load_patterns([DEMO_PATTERNS], builtin=False), engine))
-    assert checked == 12
+    assert checked == 16
     assert failures == []
 
 

@@ -107,3 +107,22 @@ def test_evidence_last_shows_the_final_line_of_a_decline(tmp_path: Path) -> None
     (tmp_path / "rank0.log").write_text("\n".join(lines) + "\n")
     v = analyze(tmp_path / "rank0.log", patterns=[pats], builtin_patterns=False)
     assert v.root_cause is not None and v.root_cause.line == 3 and "3.00 GiB" in v.root_cause.text
+
+
+def test_min_count_keeps_a_single_occurrence_from_deciding(tmp_path: Path) -> None:
+    (tmp_path / "a.log").write_text("step 1 grad_norm: nan\nstep 2 grad_norm: 0.4\n")
+    assert run(tmp_path).category == "none"
+    (tmp_path / "a.log").write_text("step 1 grad_norm: nan\nstep 2 grad_norm: nan\n")
+    assert run(tmp_path).category == "numerical_error"
+
+
+def test_completion_marker_silences_symptoms_but_not_causes(tmp_path: Path) -> None:
+    files = {
+        "launcher.log": [
+            SIGTERM.format(t="10:00:00,000"),
+            "[default] worker group successfully finished.",
+        ],
+    }
+    assert run(_job(tmp_path, files)).category == "none"
+    files["rank0.log"] = [OOM.format(r=0, t="10:00:01,000")]
+    assert run(_job(tmp_path, files)).category == "device_oom"
