@@ -93,6 +93,16 @@ def run_examples(matcher: Matcher) -> tuple[int, list[ExampleFailure]]:
                             "declare 'overlaps' if both readings are right",
                         )
                     )
+                unasserted = sorted(set(got[sig.id]) - set(ex.get("captures") or {}))
+                if unasserted:
+                    failures.append(
+                        ExampleFailure(
+                            sig.id,
+                            ex["log"],
+                            f"captures {', '.join(unasserted)} not asserted: list every "
+                            "capture the example produces under 'captures'",
+                        )
+                    )
                 for k, v in (ex.get("captures") or {}).items():
                     if got[sig.id].get(k) != str(v):
                         failures.append(
