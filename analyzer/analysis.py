@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterable, Sequence
+from datetime import datetime, timezone
 from functools import lru_cache
 
 from .correlate import Collector
@@ -17,7 +18,7 @@ from .matcher import Matcher
 from .scan import StreamScanner, YearRef
 from .signatures import load_patterns
 from .sources import SourceNotes, iter_streams
-from .types import AnalyzerError, Stats, Verdict
+from .types import AnalyzerError, LogTime, Stats, Verdict
 from .verdict import decide
 
 PathArg = str | os.PathLike[str]
@@ -56,6 +57,7 @@ def analyze(
     builtin_patterns: bool = True,
     engine: str | None = None,
     lang: str = "en",
+    now: datetime | None = None,
 ) -> Verdict:
     """Analyse the logs of one job and return its root-cause verdict.
 
@@ -63,6 +65,8 @@ def analyze(
     `patterns`: extra signature folders or files, on top of the built-in ones.
     `engine`: force an automaton backend ("hyperscan" or "re2"); default: the fastest.
     `lang`: "en" or "zh" for the summary sentence; ids stay English.
+    `now`: the current time, when the logs are live (for hang detection); otherwise the
+    end of the evidence is the latest timestamp in any file.
     """
     if lang not in ("en", "zh"):
         raise AnalyzerError(f"lang must be 'en' or 'zh', not {lang!r}")
@@ -73,6 +77,7 @@ def analyze(
     collector = Collector()
     scanner = StreamScanner(matcher, collector.add, YearRef())
     files = lines = nbytes = truncated = 0
+    ends: list[LogTime] = []
     for index, stream in enumerate(iter_streams(path_list, notes)):
         try:
             fs = scanner.scan(stream, index)
@@ -87,6 +92,8 @@ def analyze(
         truncated += fs.truncated
         if fs.error:
             notes.notes.append(f"{fs.name}: read stopped early: {fs.error} (kept what was read)")
+        if fs.last_time is not None:
+            ends.append(fs.last_time)
         if fs.truncated:
             notes.notes.append(
                 f"{fs.name}: {fs.truncated} line(s) longer than 1 MiB were cut for matching"
@@ -102,11 +109,17 @@ def analyze(
         truncated_lines=truncated,
         engine=matcher.automaton.name,
     )
-    return decide(
-        collector.candidates(),
-        collector.findings(),
-        stats,
-        lang,
-        counts=collector.counts,
-        completed=collector.completed,
-    )
+    return decide(collector.evidence(_end_of_evidence(collector.latest, ends, now)), stats, lang)
+
+
+def _end_of_evidence(
+    latest: LogTime | None, ends: list[LogTime], now: datetime | None
+) -> LogTime | None:
+    """The latest wall-clock time the logs show (any line of any file), or the caller's
+    `now`. File modification times are not used: copying a bundle resets them."""
+    if now is not None:
+        if now.tzinfo is None:
+            now = now.replace(tzinfo=timezone.utc)
+        return LogTime(now.timestamp(), True, True)
+    times = [t for t in [latest, *ends] if t is not None and t.absolute]
+    return max(times, key=lambda t: t.epoch) if times else None

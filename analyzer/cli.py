@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,13 @@ def main() -> None:
     help="Automaton backend (default: re2; hyperscan is faster but see README).",
 )
 @click.option(
+    "--now",
+    type=click.DateTime(["%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S%z"]),
+    default=None,
+    help="The current time, for live logs: progress that stopped long before it is a hang "
+    "(default: the latest timestamp in the logs).",
+)
+@click.option(
     "--no-builtin",
     is_flag=True,
     help="Use only the signatures given with --patterns, not the built-in catalogue.",
@@ -81,6 +89,7 @@ def analyze_cmd(
     pattern_dirs: tuple[str, ...],
     lang: str,
     engine: str | None,
+    now: datetime | None,
     no_builtin: bool,
 ) -> None:
     """Analyse the logs of one job and print its root-cause verdict."""
@@ -91,6 +100,7 @@ def analyze_cmd(
             builtin_patterns=not no_builtin,
             engine=engine,
             lang=lang,
+            now=now,
         )
     except PatternError as e:
         raise click.UsageError(str(e)) from None

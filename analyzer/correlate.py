@@ -11,15 +11,17 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .lines import strip_prefix
-from .types import Finding, Hit, LogTime
+from .timeline import Stall, Timeline
+from .types import Finding, Hit, LogTime, RankProgress
 
 _MASK = re.compile(r"0x[0-9a-fA-F]+|\d+")
 _MAX_RANKS = 100_000
 
-ROLE_RANK = {"cause": 0, "symptom": 1, "confirmation": 2}
+ROLE_RANK = {"cause": 0, "symptom": 1, "confirmation": 2, "progress": 3}
 SEVERITY_RANK = {"fatal": 0, "error": 1, "warning": 2, "info": 3}
 
 
@@ -44,6 +46,18 @@ def template(text: str) -> str:
     return _MASK.sub("#", strip_prefix(text).text)[:300]
 
 
+@dataclass(frozen=True)
+class Evidence:
+    """What the verdict is decided from."""
+
+    candidates: list[Hit]  # root-cause candidates, best first
+    findings: list[Finding]
+    counts: Mapping[str, int]  # hits per signature id
+    completed: bool  # a completion marker was seen
+    stalls: list[Stall]  # streams that stopped progressing, earliest first
+    progress: tuple[RankProgress, ...]
+
+
 @dataclass
 class _Group:
     first: Hit
@@ -61,8 +75,19 @@ class Collector:
         self._candidates: dict[tuple[str, int, int | None], Hit] = {}
         self.counts: Counter[str] = Counter()
         self.completed = False
+        self.timeline = Timeline()
+        self.latest: LogTime | None = None  # the latest wall-clock time any hit carries
 
     def add(self, hit: Hit) -> None:
+        if (
+            hit.time
+            and hit.time.absolute
+            and (self.latest is None or hit.time.epoch > self.latest.epoch)
+        ):
+            self.latest = hit.time
+        if hit.signature.role == "progress":
+            self.timeline.add(hit)
+            return
         self.counts[hit.signature.id] += 1
         self.completed = self.completed or hit.signature.completion
         key = (hit.signature.id, template(hit.text))
@@ -89,9 +114,33 @@ class Collector:
         if ckey not in self._candidates or hit.signature.evidence == "last":
             self._candidates[ckey] = hit
 
-    def candidates(self) -> list[Hit]:
-        """Root-cause candidates, best first."""
-        return sorted(self._candidates.values(), key=order_key)
+    def evidence(self, end: LogTime | None) -> Evidence:
+        """Everything the verdict rests on; `end` is the end of the evidence in time."""
+        stalls = self.timeline.stalls(end)
+        stalled = {id(st.stream): st.gap for st in stalls}
+        progress = tuple(
+            RankProgress(
+                file=s.file,
+                rank=s.rank,
+                steps=s.count,
+                last_step=s.last_step,
+                last_line=s.last.line if s.last else None,
+                last_time=s.last.time.iso() if s.last and s.last.time else None,
+                step_seconds=s.step_time(),
+                stalled_seconds=stalled.get(id(s)),
+            )
+            for s in sorted(
+                self.timeline.streams.values(), key=lambda s: (s.file_index, s.rank or 0)
+            )
+        )
+        return Evidence(
+            candidates=sorted(self._candidates.values(), key=order_key),
+            findings=self.findings(),
+            counts=self.counts,
+            completed=self.completed,
+            stalls=stalls,
+            progress=progress,
+        )
 
     def findings(self) -> list[Finding]:
         """Every finding, in the order a reader should see them (best candidates first)."""

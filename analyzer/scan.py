@@ -16,7 +16,7 @@ from .correlate import ROLE_RANK, SEVERITY_RANK
 from .lines import Message, clean, has_year, inline_rank, line_host, parse_time, strip_prefix
 from .matcher import Matcher
 from .sources import Stream
-from .types import Hit, LogTime
+from .types import Hit, LogTime, Signature
 
 BLOCK = 1 << 20
 # A longer line is matched on its first and its last LINE_CAP bytes; the middle is only
@@ -270,36 +270,65 @@ class StreamScanner:
         A line is one event: when a specific signature (a fatal CUDA OOM) and a generic one
         (any `...Error:` line) both match, the generic reading adds nothing but noise.
         """
-        found = []
+        found, progress = [], []
         for i in candidates:
             caps = self.matcher.verify(i, message)
             if caps is not None:
                 sig = self.matcher.signatures[i]
-                found.append(((ROLE_RANK[sig.role], SEVERITY_RANK[sig.severity]), i, caps))
+                if sig.role == "progress":  # a timeline point, whatever else the line says
+                    progress.append((i, caps))
+                else:
+                    found.append(((ROLE_RANK[sig.role], SEVERITY_RANK[sig.severity]), i, caps))
         if not found:
-            return []
+            return progress
         top = min(tier for tier, _, _ in found)
-        return [(i, caps) for tier, i, caps in found if tier == top]
+        return progress + [(i, caps) for tier, i, caps in found if tier == top]
 
     def _emit(
         self, at: _LineAt, sig_index: int, caps: dict[str, str], segment: str, msg: Message
     ) -> None:
+        sig = self.matcher.signatures[sig_index]
+        year = self.year.year
+        when = parse_time(segment, year)
+        if sig.role == "progress":
+            # Step lines are many: a time and a rank, no context. A line without its own
+            # timestamp (HF Trainer dicts, tqdm bars) takes the nearest one above it.
+            if when is None:
+                when = _time_of(at.ctx.lines_before(at.start, 20), year)
+            self._hit(at, sig, caps, segment, msg, when, ())
+            return
         key = (at.file_index, sig_index)
         seen = self._detailed.get(key, 0)
         self._detailed[key] = seen + 1
-        detailed = seen < _DETAILED or self.matcher.signatures[sig_index].evidence == "last"
+        detailed = seen < _DETAILED or sig.evidence == "last"
         before = at.ctx.lines_before(at.start, _TRACEBACK_LINES if detailed else 20)
-        sig = self.matcher.signatures[sig_index]
-        year = self.year.year
-        when = parse_time(segment, year) or _time_of(before[-20:], year)
-        rank = msg.rank if msg.rank is not None else inline_rank(segment)
-        if rank is None:
-            rank = at.stream.rank
+        when = when or _time_of(before[-20:], year)
         ctx_before = before[-_CONTEXT_BEFORE:] if detailed else []
         if detailed and _EXCEPTION.match(strip_prefix(segment).text):
             tb = _traceback_start(before)
             if tb is not None:
                 ctx_before = before[tb:]
+        context = (
+            (*ctx_before, segment[:TEXT_CAP], *at.ctx.lines_after(at.end, _CONTEXT_AFTER))
+            if detailed
+            else ()
+        )
+        self._hit(at, sig, caps, segment, msg, when, context, len(ctx_before))
+
+    def _hit(
+        self,
+        at: _LineAt,
+        sig: Signature,
+        caps: dict[str, str],
+        segment: str,
+        msg: Message,
+        when: LogTime | None,
+        context: tuple[str, ...],
+        lines_before: int = 0,
+    ) -> None:
+        rank = msg.rank if msg.rank is not None else inline_rank(segment)
+        if rank is None:
+            rank = at.stream.rank
         self.on_hit(
             Hit(
                 signature=sig,
@@ -312,11 +341,7 @@ class StreamScanner:
                 rank=rank,
                 host=msg.host or line_host(segment) or at.stream.host,
                 captures=caps,
-                context=(
-                    (*ctx_before, segment[:TEXT_CAP], *at.ctx.lines_after(at.end, _CONTEXT_AFTER))
-                    if detailed
-                    else ()
-                ),
-                context_first_line=at.line - len(ctx_before),
+                context=context,
+                context_first_line=at.line - lines_before,
             )
         )

@@ -22,7 +22,7 @@ except ImportError:  # Python 3.10
 
 from .lines import clean, strip_prefix
 from .taxonomy import CATEGORIES, RECOVERIES
-from .types import BLAMES, ROLES, SEVERITIES, PatternError, Signature
+from .types import BLAMES, PROGRESS_KINDS, ROLES, SEVERITIES, PatternError, Signature
 
 # libyaml's loader is ~10x faster than the pure-Python one; start-up time matters to a
 # restart controller calling the CLI.
@@ -55,6 +55,7 @@ _OPTIONAL = (
     "overlaps",
     "min_count",
     "completion",
+    "progress",
 )
 
 # Constructs outside the subset shared by Python re, RE2 and Hyperscan.
@@ -224,6 +225,14 @@ def _parse_signature(
         raise fail("completion", "must be true or false")
     if completion and d["severity"] != "info":
         raise fail("completion", "a completion marker must have severity info")
+    progress = d.get("progress")
+    if (d["role"] == "progress") != (progress is not None):
+        raise fail("progress", "role 'progress' and a 'progress' kind go together")
+    if progress is not None:
+        if progress not in PROGRESS_KINDS:
+            raise fail("progress", f"must be one of {', '.join(PROGRESS_KINDS)}")
+        if d["severity"] != "info":
+            raise fail("severity", "a progress signature has severity info")
     evidence = d.get("evidence", "first")
     if evidence not in ("first", "last"):
         raise fail("evidence", "must be 'first' or 'last'")
@@ -279,6 +288,7 @@ def _parse_signature(
         overlaps=tuple(overlaps),
         min_count=min_count,
         completion=completion,
+        progress=progress,
     )
     return sig, override
 

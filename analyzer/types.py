@@ -10,11 +10,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-Role = Literal["cause", "symptom", "confirmation"]
+Role = Literal["cause", "symptom", "confirmation", "progress"]
 Severity = Literal["fatal", "error", "warning", "info"]
 Blame = Literal["node", "rank", "job", "user"]
 
-ROLES: tuple[Role, ...] = ("cause", "symptom", "confirmation")
+ROLES: tuple[Role, ...] = ("cause", "symptom", "confirmation", "progress")
+Progress = Literal["step", "checkpoint_save", "checkpoint_load", "eval"]
+PROGRESS_KINDS: tuple[Progress, ...] = ("step", "checkpoint_save", "checkpoint_load", "eval")
 SEVERITIES: tuple[Severity, ...] = ("fatal", "error", "warning", "info")
 BLAMES: tuple[Blame, ...] = ("node", "rank", "job", "user")
 
@@ -79,6 +81,7 @@ class Signature:
     vendor: str = "other"
     min_count: int = 1
     completion: bool = False
+    progress: Progress | None = None
 
 
 @dataclass(frozen=True)
@@ -191,6 +194,32 @@ class Stats:
 
 
 @dataclass(frozen=True)
+class RankProgress:
+    """Where one stream (file and rank) stood when the logs end."""
+
+    file: str
+    rank: int | None
+    steps: int
+    last_step: int | None
+    last_line: int | None
+    last_time: str | None
+    step_seconds: float | None
+    stalled_seconds: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "rank": self.rank,
+            "steps": self.steps,
+            "last_step": self.last_step,
+            "last_line": self.last_line,
+            "last_time": self.last_time,
+            "step_seconds": self.step_seconds,
+            "stalled_seconds": self.stalled_seconds,
+        }
+
+
+@dataclass(frozen=True)
 class Verdict:
     """The answer: one root-cause category mapped to one recovery feature."""
 
@@ -203,6 +232,7 @@ class Verdict:
     findings: tuple[Finding, ...]
     stats: Stats
     decided_by: str = "signature"
+    progress: tuple[RankProgress, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -216,4 +246,5 @@ class Verdict:
             "root_cause": self.root_cause.to_dict() if self.root_cause else None,
             "findings": [f.to_dict() for f in self.findings],
             "stats": self.stats.to_dict(),
+            "progress": [p.to_dict() for p in self.progress],
         }

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
-from .correlate import ROLE_RANK, SEVERITY_RANK, template
+from .correlate import ROLE_RANK, SEVERITY_RANK, Evidence, template
 from .taxonomy import CATEGORIES, NONE, category_name
+from .timeline import Stall
 from .types import Finding, Hit, RootCause, Stats, Verdict
 
 MAX_FINDINGS = 200
@@ -102,17 +103,74 @@ def deciding(candidates: list[Hit], counts: Mapping[str, int], completed: bool) 
     return out
 
 
-def decide(
-    candidates: list[Hit],
-    findings: list[Finding],
-    stats: Stats,
-    lang: str = "en",
-    counts: Mapping[str, int] | None = None,
-    completed: bool = False,
-) -> Verdict:
+def _stall_root(stall: Stall, lang: str) -> tuple[RootCause, str]:
+    last = stall.last
+    step = last.captures.get("step", "?")
+    minutes = stall.gap / 60
+    if lang == "zh":
+        who = f"rank {last.rank}" if last.rank is not None else last.file
+        summary = (
+            f"作业卡死：{who} 在第 {step} 步（{last.time.iso() if last.time else '?'}）之后"
+            f"停止前进，其后 {minutes:.0f} 分钟日志仍在继续（中位步长 {stall.step_time:.1f} 秒）。"
+        )
+    else:
+        who = f"Rank {last.rank}" if last.rank is not None else f"{last.file}"
+        summary = (
+            f"Job hung: {who} stopped progressing after step {step} "
+            f"({last.time.iso() if last.time else '?'}); the logs go on for {minutes:.0f} more "
+            f"minutes without progress (median step {stall.step_time:.1f} s)."
+        )
+    rc = RootCause(
+        file=last.file,
+        line=last.line,
+        offset=last.offset,
+        rank=last.rank,
+        host=last.host,
+        time=last.time.iso() if last.time else None,
+        signature=None,
+        text=last.text,
+        message=f"last progress (step {step}); {minutes:.0f} min without progress",
+        context=(last.text,),
+        context_first_line=last.line,
+    )
+    return rc, summary
+
+
+def _hang(ev: Evidence, deciding_hits: list[Hit]) -> Stall | None:
+    """The stall that is the root cause, if the logs show one.
+
+    Per the taxonomy a progress gap far beyond the step time makes a hang, unless a cause
+    explains it (a rank that crashed also stops progressing). Collective timeouts and
+    teardown are what the other ranks print while one rank hangs.
+    """
+    if not ev.stalls or ev.completed:  # a finished run's silence is not a hang
+        return None
+    if deciding_hits and deciding_hits[0].signature.role == "cause":
+        return None
+    return ev.stalls[0]
+
+
+def decide(ev: Evidence, stats: Stats, lang: str = "en") -> Verdict:
     """Pick the root cause and map it to recovery per the taxonomy."""
-    deciding_hits = deciding(candidates, counts or {}, completed)
+    deciding_hits = deciding(ev.candidates, ev.counts, ev.completed)
+    findings = ev.findings
     shown = tuple(findings[:MAX_FINDINGS])
+    stall = _hang(ev, deciding_hits)
+    if stall is not None:
+        rc, summary = _stall_root(stall, lang)
+        hang = CATEGORIES["hang"]
+        return Verdict(
+            category=hang.id,
+            recovery=hang.recovery,
+            retryable=hang.retryable,
+            confidence=0.75 if deciding_hits else 0.7,
+            summary=summary,
+            root_cause=rc,
+            findings=shown,
+            stats=stats,
+            decided_by="timeline",
+            progress=ev.progress,
+        )
     if not deciding_hits:
         summary = (
             ("未发现故障迹象。" if lang == "zh" else "No failure found in the logs.")
@@ -129,6 +187,7 @@ def decide(
             findings=shown,
             stats=stats,
             decided_by="none",
+            progress=ev.progress,
         )
     root = deciding_hits[0]
     sig = root.signature
@@ -162,4 +221,5 @@ def decide(
         findings=ordered,
         stats=stats,
         decided_by="signature",
+        progress=ev.progress,
     )

@@ -1,0 +1,122 @@
+"""Per-rank progress timelines and hang detection from the logs alone.
+
+Progress lines (trainer step lines, checkpoint saves, evaluations) are signatures with
+`role: progress`. For every stream (file and rank) this keeps the first and last
+progress and a bounded sample of step intervals, so memory does not grow with the
+length of the run. A hang is a stream whose last progress lies far before the end of
+the evidence: further than `factor` times its own median step time and at least
+`min_gap` seconds, with a longer allowance while a checkpoint save or an evaluation
+was under way (they are legitimately slow). Time after the last progress must be shown
+by the logs themselves (later lines in any file) or given by the caller (`now`): file
+modification times are not evidence in a copied bundle.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import deque
+from dataclasses import dataclass, field
+
+from .types import Hit, LogTime
+
+# Defaults, documented in README ("Hangs"): a step 10x slower than usual is rare in a
+# healthy run, and NCCL's own watchdog fires after 10 or 30 minutes.
+HANG_FACTOR = 10.0
+HANG_MIN_GAP = 300.0
+SLOW_PHASE_GAP = 1800.0
+_MIN_POINTS = 3
+_INTERVALS = 256
+
+
+@dataclass
+class Stream:
+    """Progress of one file and rank."""
+
+    file: str
+    file_index: int
+    rank: int | None
+    count: int = 0
+    first: Hit | None = None
+    last: Hit | None = None
+    last_step: int | None = None
+    last_phase: Hit | None = None  # a checkpoint save or eval after the last step
+    finished: bool = False  # the last step was the last one (step == total)
+    intervals: deque[float] = field(default_factory=lambda: deque(maxlen=_INTERVALS))
+
+    def add(self, hit: Hit) -> None:
+        kind = hit.signature.progress
+        if kind != "step":
+            if kind in ("checkpoint_save", "eval"):
+                self.last_phase = hit
+            return
+        self.count += 1
+        if self.first is None:
+            self.first = hit
+        prev = self.last
+        if prev is not None and prev.time and hit.time and prev.time.absolute == hit.time.absolute:
+            delta = hit.time.epoch - prev.time.epoch
+            if delta > 0:
+                self.intervals.append(delta)
+        self.last = hit
+        self.last_phase = None
+        step, total = hit.captures.get("step"), hit.captures.get("total")
+        if step is not None and step.isdigit():
+            self.last_step = int(step)
+            self.finished = total is not None and total.isdigit() and int(step) >= int(total) > 0
+
+    def step_time(self) -> float | None:
+        """Median seconds between progress lines: robust to the slow first steps and
+        the odd checkpoint pause."""
+        if self.count < _MIN_POINTS or len(self.intervals) < _MIN_POINTS - 1:
+            return None
+        return statistics.median(self.intervals)
+
+
+@dataclass(frozen=True)
+class Stall:
+    """A stream that stopped progressing long before the end of the evidence."""
+
+    stream: Stream
+    last: Hit
+    gap: float
+    step_time: float
+    threshold: float
+
+
+class Timeline:
+    """All progress streams of a job."""
+
+    def __init__(self) -> None:
+        self.streams: dict[tuple[int, int | None], Stream] = {}
+
+    def add(self, hit: Hit) -> None:
+        key = (hit.file_index, hit.rank)
+        s = self.streams.get(key)
+        if s is None:
+            s = self.streams[key] = Stream(hit.file, hit.file_index, hit.rank)
+        s.add(hit)
+
+    def stalls(
+        self,
+        end: LogTime | None,
+        factor: float = HANG_FACTOR,
+        min_gap: float = HANG_MIN_GAP,
+    ) -> list[Stall]:
+        """Streams that stopped, the earliest-stopped first."""
+        if end is None or not end.absolute:
+            return []
+        out = []
+        for s in self.streams.values():
+            last, step_time = s.last, s.step_time()
+            if last is None or step_time is None or last.time is None or not last.time.absolute:
+                continue
+            if s.finished:
+                continue
+            threshold = max(factor * step_time, min_gap)
+            if s.last_phase is not None:
+                threshold = max(threshold, SLOW_PHASE_GAP)
+            gap = end.epoch - last.time.epoch
+            if gap > threshold:
+                out.append(Stall(s, last, gap, step_time, threshold))
+        out.sort(key=lambda st: (st.last.time.epoch if st.last.time else 0.0, st.stream.file_index))
+        return out

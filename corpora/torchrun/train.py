@@ -1,0 +1,167 @@
+"""A small real DDP training job (gloo, CPU) with fault injection, for the torchrun corpus.
+
+Run it under torchrun, e.g.::
+
+    torchrun --nproc-per-node 4 --tee 3 --log-dir logs train.py
+
+Environment:
+
+- ``FAULT``: ``none`` (default, a clean run), ``raise`` (a ``KeyError`` from a missing batch
+  key), ``shape`` (a real shape-mismatch ``RuntimeError`` from torch), ``hang`` (the rank
+  sleeps forever before its next collective, the others block until the gloo timeout),
+  ``kill`` (the rank SIGKILLs itself, as the kernel OOM killer would), ``oom`` (the rank
+  grows a host buffer of torch tensors under an ``RLIMIT_AS`` cap until torch's CPU
+  allocator fails), ``memerror`` (the same with Python objects, until ``MemoryError``),
+  ``nan`` (the rank's batch holds a NaN, its loss is NaN and it stops training).
+- ``FAULT_RANK`` (default 1) and ``FAULT_STEP`` (default 120) select where.
+- ``STEPS`` (300), ``LOG_EVERY`` (10), ``CKPT_EVERY`` (100), ``CKPT_DIR`` (``checkpoints``),
+  ``PG_TIMEOUT`` (20 seconds, the process-group / gloo collective timeout),
+  ``RECORD_ERRORS`` (1: ``main`` is wrapped in torchelastic's ``@record``; 0: it is not).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import resource
+import signal
+import sys
+import time
+from datetime import timedelta
+
+import torch
+import torch.distributed as dist
+from torch import nn
+from torch.distributed.elastic.multiprocessing.errors import record
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+logger = logging.getLogger("train")
+
+IN_DIM, HIDDEN, OUT_DIM, BATCH = 32, 64, 4, 16
+
+
+class MLP(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.net = nn.Sequential(
+            nn.Linear(IN_DIM, HIDDEN), nn.ReLU(), nn.Linear(HIDDEN, HIDDEN), nn.ReLU(),
+            nn.Linear(HIDDEN, OUT_DIM),
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.net(x)
+
+
+def make_batch(gen: torch.Generator) -> dict[str, torch.Tensor]:
+    x = torch.randn(BATCH, IN_DIM, generator=gen)
+    y = torch.randint(0, OUT_DIM, (BATCH,), generator=gen)
+    return {"input": x, "target": y}
+
+
+def exhaust_host_memory(kind: str) -> None:
+    """Grow a host-side buffer until the allocator fails, under an address-space cap.
+
+    The cap (current VM size + 2 GiB) keeps this safe on a small machine: the failure is a
+    real allocation failure of this process, not of the machine.
+    """
+    with open("/proc/self/status") as f:
+        vm_kib = next(int(line.split()[1]) for line in f if line.startswith("VmSize:"))
+    cap = vm_kib * 1024 + (2 << 30)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    held: list[object] = []
+    chunk = 256 << 20
+    while True:
+        if kind == "oom":
+            # e.g. a rank that caches every decoded sample of its shard in host memory
+            held.append(torch.empty(chunk // 4, dtype=torch.float32).fill_(1.0))
+        else:
+            held.append(bytearray(chunk))
+
+
+def main() -> int:
+    rank = int(os.environ["RANK"])
+    world = int(os.environ["WORLD_SIZE"])
+    logging.basicConfig(
+        level=logging.INFO,
+        format=f"%(asctime)s - %(name)s - %(levelname)s - [rank {rank}] %(message)s",
+        stream=sys.stdout,
+    )
+    fault = os.environ.get("FAULT", "none")
+    fault_rank = int(os.environ.get("FAULT_RANK", "1"))
+    fault_step = int(os.environ.get("FAULT_STEP", "120"))
+    steps = int(os.environ.get("STEPS", "300"))
+    log_every = int(os.environ.get("LOG_EVERY", "10"))
+    ckpt_every = int(os.environ.get("CKPT_EVERY", "100"))
+    ckpt_dir = os.environ.get("CKPT_DIR", "checkpoints")
+    pg_timeout = int(os.environ.get("PG_TIMEOUT", "20"))
+    faulty = fault != "none" and rank == fault_rank
+
+    dist.init_process_group("gloo", timeout=timedelta(seconds=pg_timeout))
+    logger.info(
+        "initialized process group: backend=%s world_size=%d torch=%s",
+        dist.get_backend(), world, torch.__version__,
+    )
+    torch.manual_seed(0)
+    model = DDP(MLP())
+    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    loss_fn = nn.CrossEntropyLoss()
+    gen = torch.Generator().manual_seed(1234 + rank)
+    logger.info(
+        "model has %d parameters; training for %d steps, batch %d per rank",
+        sum(p.numel() for p in model.parameters()), steps, BATCH,
+    )
+    if rank == 0:
+        os.makedirs(ckpt_dir, exist_ok=True)
+
+    t0 = time.time()
+    for step in range(1, steps + 1):
+        batch = make_batch(gen)
+        if faulty and step == fault_step:
+            if fault == "raise":
+                # a collate function renamed the key; the loop still asks for the old one
+                batch = {"inputs": batch["input"], "target": batch["target"]}
+            elif fault == "shape":
+                batch["input"] = torch.randn(BATCH, IN_DIM + 1, generator=gen)
+            elif fault == "nan":
+                batch["input"][3, 7] = float("nan")
+            elif fault == "hang":
+                # e.g. a deadlocked data-loader worker: no error, no output, no progress
+                while True:
+                    time.sleep(3600)
+            elif fault == "kill":
+                os.kill(os.getpid(), signal.SIGKILL)
+            elif fault in ("oom", "memerror"):
+                exhaust_host_memory(fault)
+
+        out = model(batch["input"])
+        loss = loss_fn(out, batch["target"])
+        loss_value = loss.item()
+        if not math.isfinite(loss_value):
+            logger.error("Loss is %s, stopping training", loss_value)
+            sys.exit(1)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+        if step % log_every == 0 or step == 1:
+            dt = (time.time() - t0) / step
+            logger.info("step %d/%d loss %.4f (%.1f ms/step)", step, steps, loss_value, dt * 1e3)
+        if step % ckpt_every == 0:
+            if rank == 0:
+                path = os.path.join(ckpt_dir, f"checkpoint-{step}.pt")
+                torch.save({"step": step, "model": model.module.state_dict(),
+                            "optimizer": opt.state_dict()}, path)
+                logger.info("saved checkpoint to %s", path)
+            dist.barrier()
+
+    logger.info("training finished: %d steps in %.1f s", steps, time.time() - t0)
+    dist.destroy_process_group()
+    return 0
+
+
+if __name__ == "__main__":
+    # @record writes the exception to torchelastic's error file, so the launcher's
+    # ChildFailedError summary shows it; RECORD_ERRORS=0 runs without it.
+    entry = record(main) if os.environ.get("RECORD_ERRORS", "1") == "1" else main
+    sys.exit(entry())

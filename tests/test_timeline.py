@@ -1,0 +1,99 @@
+"""Per-rank progress timelines and hang detection from the logs alone."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from analyzer import analyze
+
+T0 = datetime(2026, 11, 29, 10, 0, 0)
+
+
+def megatron(step: int, when: datetime, total: int = 50000) -> str:
+    return (
+        f" [{when:%Y-%m-%d %H:%M:%S}] iteration {step:>8}/ {total:>7} | consumed samples: "
+        f"{step * 1024:>12} | elapsed time per iteration (ms): 1400.0 | lm loss: 3.1E+00 |"
+    )
+
+
+def write_job(
+    tmp_path: Path, last_steps: dict[int, int], extra: dict[str, list[str]] | None = None
+) -> Path:
+    for rank, last in last_steps.items():
+        lines = [megatron(s, T0 + timedelta(seconds=2 * s)) for s in range(1, last + 1)]
+        (tmp_path / f"rank_{rank}.log").write_text("\n".join(lines) + "\n")
+    for name, lines in (extra or {}).items():
+        (tmp_path / name).write_text("\n".join(lines) + "\n")
+    return tmp_path
+
+
+def monitor(minutes_after_start: float) -> str:
+    when = T0 + timedelta(minutes=minutes_after_start)
+    return f"{when:%Y-%m-%d %H:%M:%S},000 - INFO - node monitor: gpu util 0%"
+
+
+def test_pure_hang_names_the_rank_that_stopped_first(tmp_path: Path) -> None:
+    job = write_job(tmp_path, {0: 120, 1: 120, 2: 100, 3: 120}, {"monitor.log": [monitor(45)]})
+    v = analyze(job)
+    assert (v.category, v.recovery) == ("hang", "hang_restart")
+    assert v.decided_by == "timeline"
+    assert v.root_cause is not None and v.root_cause.rank == 2 and v.root_cause.line == 100
+    stalled = {p.rank: p.stalled_seconds for p in v.progress}
+    assert all(stalled[r] for r in range(4))
+    assert {p.rank: p.step_seconds for p in v.progress}[0] == 2.0
+
+
+def test_no_time_after_the_last_progress_is_no_hang(tmp_path: Path) -> None:
+    # logs that just end prove nothing: copying a bundle resets modification times
+    v = analyze(write_job(tmp_path, {0: 120, 1: 120}))
+    assert v.category == "none"
+
+
+def test_caller_supplied_now_shows_the_gap(tmp_path: Path) -> None:
+    job = write_job(tmp_path, {0: 120, 1: 120})
+    now = (T0 + timedelta(hours=2)).replace(tzinfo=timezone.utc)
+    assert analyze(job, now=now).category == "hang"
+    assert analyze(job, now=T0 + timedelta(seconds=250)).category == "none"
+
+
+def test_a_short_pause_is_not_a_hang(tmp_path: Path) -> None:
+    # 4 minutes without progress at 2 s/step: long, but under the 5-minute floor
+    v = analyze(write_job(tmp_path, {0: 120}, {"monitor.log": [monitor(8)]}))
+    assert v.category == "none"
+
+
+def test_checkpoint_save_gets_a_longer_allowance(tmp_path: Path) -> None:
+    save = "saving checkpoint at iteration     120 to /ckpt/gpt"
+    job = write_job(tmp_path, {0: 120}, {"monitor.log": [monitor(25)]})
+    (job / "rank_0.log").write_text((job / "rank_0.log").read_text() + save + "\n")
+    assert analyze(job).category == "none"  # 21 min into a save: not yet a hang
+    (job / "monitor.log").write_text(monitor(50) + "\n")
+    assert analyze(job).category == "hang"  # 46 min: it is
+
+
+def test_a_finished_run_is_not_a_hang(tmp_path: Path) -> None:
+    lines = [megatron(s, T0 + timedelta(seconds=2 * s), total=100) for s in range(1, 101)]
+    (tmp_path / "rank_0.log").write_text("\n".join(lines) + "\n")
+    (tmp_path / "monitor.log").write_text(monitor(60) + "\n")
+    assert analyze(tmp_path).category == "none"
+
+
+def test_timeouts_with_a_stalled_rank_become_a_hang(tmp_path: Path) -> None:
+    timeout = (
+        "[rank{r}]:[E1129 10:14:00.000000 1 ProcessGroupNCCL.cpp:632] [Rank {r}] Watchdog caught "
+        "collective operation timeout: WorkNCCL(SeqNum=300, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+        "Timeout(ms)=600000) ran for 600013 milliseconds before timing out."
+    )
+    job = write_job(tmp_path, {0: 120, 1: 100}, {"rank_0_err.log": [timeout.format(r=0)]})
+    v = analyze(job)
+    assert v.category == "hang" and v.root_cause is not None and v.root_cause.rank == 1
+
+
+def test_a_cause_explains_the_stall(tmp_path: Path) -> None:
+    oom = "[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 1 has a total capacity of 79.32 GiB of which 2.40 GiB is free."
+    job = write_job(
+        tmp_path, {0: 120, 1: 100}, {"monitor.log": [monitor(45)], "rank_1_err.log": [oom]}
+    )
+    v = analyze(job)
+    assert v.category == "device_oom"
