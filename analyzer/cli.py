@@ -49,7 +49,11 @@ def main() -> None:
 @main.command("analyze")
 @click.argument("paths", nargs=-1, required=True)
 @click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "timeline"]),
+    default="text",
+    show_default=True,
 )
 @click.option(
     "--patterns",
@@ -110,6 +114,10 @@ def analyze_cmd(
         click.echo(json_sink.render(verdict))
         for note in verdict.stats.notes:
             click.echo(f"ha-analyze: {note}", err=True)
+    elif fmt == "timeline":
+        from .sinks import timeline
+
+        click.echo(timeline.render(verdict))
     else:
         from .sinks import text
 

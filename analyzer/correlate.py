@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from .lines import strip_prefix
 from .timeline import Stall, Timeline
-from .types import Finding, Hit, LogTime, RankProgress
+from .types import Finding, Hit, LogTime, RankEvent, RankProgress
 
 _MASK = re.compile(r"0x[0-9a-fA-F]+|\d+")
 _MAX_RANKS = 100_000
@@ -56,6 +56,7 @@ class Evidence:
     completed: bool  # a completion marker was seen
     stalls: list[Stall]  # streams that stopped progressing, earliest first
     progress: tuple[RankProgress, ...]
+    events: tuple[RankEvent, ...]  # per stream, its best-ranked non-info line
 
 
 @dataclass
@@ -133,13 +134,33 @@ class Collector:
                 self.timeline.streams.values(), key=lambda s: (s.file_index, s.rank or 0)
             )
         )
+        candidates = sorted(self._candidates.values(), key=order_key)
+        best: dict[tuple[int, int | None], Hit] = {}
+        for h in candidates:
+            if h.signature.severity != "info":
+                best.setdefault((h.file_index, h.rank), h)
+        events = tuple(
+            RankEvent(
+                file=h.file,
+                rank=h.rank,
+                host=h.host,
+                line=h.line,
+                time=h.time.iso() if h.time else None,
+                signature=h.signature.id,
+                role=h.signature.role,
+                category=h.signature.category,
+                text=h.text,
+            )
+            for h in sorted(best.values(), key=lambda h: (time_key(h), h.file_index, h.line))
+        )
         return Evidence(
-            candidates=sorted(self._candidates.values(), key=order_key),
+            candidates=candidates,
             findings=self.findings(),
             counts=self.counts,
             completed=self.completed,
             stalls=stalls,
             progress=progress,
+            events=events,
         )
 
     def findings(self) -> list[Finding]:

@@ -220,6 +220,34 @@ class RankProgress:
 
 
 @dataclass(frozen=True)
+class RankEvent:
+    """The most telling line of one stream (file and rank): what that rank went through."""
+
+    file: str
+    rank: int | None
+    host: str | None
+    line: int
+    time: str | None
+    signature: str
+    role: str
+    category: str
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "rank": self.rank,
+            "host": self.host,
+            "line": self.line,
+            "time": self.time,
+            "signature": self.signature,
+            "role": self.role,
+            "category": self.category,
+            "text": self.text,
+        }
+
+
+@dataclass(frozen=True)
 class Verdict:
     """The answer: one root-cause category mapped to one recovery feature."""
 
@@ -233,6 +261,7 @@ class Verdict:
     stats: Stats
     decided_by: str = "signature"
     progress: tuple[RankProgress, ...] = ()
+    events: tuple[RankEvent, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -247,4 +276,5 @@ class Verdict:
             "findings": [f.to_dict() for f in self.findings],
             "stats": self.stats.to_dict(),
             "progress": [p.to_dict() for p in self.progress],
+            "events": [e.to_dict() for e in self.events],
         }

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
-from .correlate import ROLE_RANK, SEVERITY_RANK, Evidence, template
+from .correlate import ROLE_RANK, SEVERITY_RANK, Evidence, template, time_key
 from .taxonomy import CATEGORIES, NONE, category_name
 from .timeline import Stall
 from .types import Finding, Hit, RootCause, Stats, Verdict
@@ -150,6 +150,37 @@ def _hang(ev: Evidence, deciding_hits: list[Hit]) -> Stall | None:
     return ev.stalls[0]
 
 
+_SEQ_KEYS = ("last_enqueued", "last_completed", "seq")
+
+
+def _seq(hit: Hit) -> int | None:
+    for key in _SEQ_KEYS:
+        value = hit.captures.get(key)
+        if value is not None and value.isdigit():
+            return int(value)
+    return None
+
+
+def _culprit(deciding_hits: list[Hit]) -> Hit:
+    """The best candidate, or, when only symptoms decide, the rank that fell behind.
+
+    Every rank that reached collective N reports a timeout on N; the rank that hung
+    or died never enqueued it, so its own watchdog line (if any) names the lowest
+    sequence number (`last enqueued NCCL work`, else `SeqNum`).
+    """
+    root = deciding_hits[0]
+    if root.signature.role != "symptom" or _seq(root) is None:
+        return root
+    tier = (root.signature.role, root.signature.severity, root.signature.category)
+    same = [
+        h
+        for h in deciding_hits
+        if (h.signature.role, h.signature.severity, h.signature.category) == tier
+        and _seq(h) is not None
+    ]
+    return min(same, key=lambda h: (_seq(h), time_key(h), h.file_index, h.line))
+
+
 def decide(ev: Evidence, stats: Stats, lang: str = "en") -> Verdict:
     """Pick the root cause and map it to recovery per the taxonomy."""
     deciding_hits = deciding(ev.candidates, ev.counts, ev.completed)
@@ -170,6 +201,7 @@ def decide(ev: Evidence, stats: Stats, lang: str = "en") -> Verdict:
             stats=stats,
             decided_by="timeline",
             progress=ev.progress,
+            events=ev.events,
         )
     if not deciding_hits:
         summary = (
@@ -188,8 +220,9 @@ def decide(ev: Evidence, stats: Stats, lang: str = "en") -> Verdict:
             stats=stats,
             decided_by="none",
             progress=ev.progress,
+            events=ev.events,
         )
-    root = deciding_hits[0]
+    root = _culprit(deciding_hits)
     sig = root.signature
     cat = CATEGORIES[sig.category]
     recovery = sig.recovery or cat.recovery
@@ -222,4 +255,5 @@ def decide(ev: Evidence, stats: Stats, lang: str = "en") -> Verdict:
         stats=stats,
         decided_by="signature",
         progress=ev.progress,
+        events=ev.events,
     )

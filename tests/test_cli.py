@@ -172,3 +172,17 @@ def test_console_script_runs_as_a_process(job: Path) -> None:
     )
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["category"] == "device_oom"
+
+
+def test_timeline_format_marks_the_root_cause_rank() -> None:
+    from conftest import REPO
+
+    code, out, _ = invoke(
+        str(REPO / "corpora" / "examples" / "gpu-fell-off-bus"), "--format", "timeline"
+    )
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("DEVICE_FAULT -> isolate_and_reschedule")
+    root = [line for line in lines if line.startswith("> ")]
+    assert len(root) == 1 and "xid-79-fallen-off-bus" in root[0] and "gpu-node1/kern.log" in root[0]
+    assert sum("nccl-watchdog-timeout" in line for line in lines) == 4  # one row per rank

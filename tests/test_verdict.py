@@ -126,3 +126,15 @@ def test_completion_marker_silences_symptoms_but_not_causes(tmp_path: Path) -> N
     assert run(_job(tmp_path, files)).category == "none"
     files["rank0.log"] = [OOM.format(r=0, t="10:00:01,000")]
     assert run(_job(tmp_path, files)).category == "device_oom"
+
+
+def test_lowest_sequence_number_names_the_rank_that_fell_behind(tmp_path: Path) -> None:
+    line = (
+        "[rank{r}]:[E1129 10:10:0{r}.000000 1 ProcessGroupNCCL.cpp:632] [Rank {r}] Watchdog caught "
+        "collective operation timeout: WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE)"
+    )
+    files = {f"rank{r}.log": [line.format(r=r, seq=42)] for r in range(4)}
+    files["rank2.log"] = [line.format(r=2, seq=41)]
+    v = run(_job(tmp_path, files))
+    assert v.category == "collective_timeout"
+    assert v.root_cause is not None and v.root_cause.rank == 2
