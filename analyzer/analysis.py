@@ -18,6 +18,7 @@ from .matcher import Matcher
 from .scan import StreamScanner, YearRef
 from .signatures import load_patterns
 from .sources import SourceNotes, iter_streams
+from .timeline import HANG_FACTOR, HANG_MIN_GAP
 from .types import AnalyzerError, LogTime, Stats, Verdict
 from .verdict import decide
 
@@ -58,6 +59,8 @@ def analyze(
     engine: str | None = None,
     lang: str = "en",
     now: datetime | None = None,
+    hang_factor: float = HANG_FACTOR,
+    hang_min_gap: float = HANG_MIN_GAP,
 ) -> Verdict:
     """Analyse the logs of one job and return its root-cause verdict.
 
@@ -67,6 +70,8 @@ def analyze(
     `lang`: "en" or "zh" for the summary sentence; ids stay English.
     `now`: the current time, when the logs are live (for hang detection); otherwise the
     end of the evidence is the latest timestamp in any file.
+    `hang_factor`, `hang_min_gap`: a rank whose progress stopped longer ago than this many
+    times its median step time, and at least this many seconds, is hung.
     """
     if lang not in ("en", "zh"):
         raise AnalyzerError(f"lang must be 'en' or 'zh', not {lang!r}")
@@ -109,7 +114,8 @@ def analyze(
         truncated_lines=truncated,
         engine=matcher.automaton.name,
     )
-    return decide(collector.evidence(_end_of_evidence(collector.latest, ends, now)), stats, lang)
+    end = _end_of_evidence(collector.latest, ends, now)
+    return decide(collector.evidence(end, hang_factor, hang_min_gap), stats, lang)
 
 
 def _end_of_evidence(

@@ -83,6 +83,20 @@ def main() -> None:
     "(default: the latest timestamp in the logs).",
 )
 @click.option(
+    "--hang-factor",
+    type=float,
+    default=10.0,
+    show_default=True,
+    help="A hang is progress stopped for this many times the rank's median step...",
+)
+@click.option(
+    "--hang-min-gap",
+    type=float,
+    default=300.0,
+    show_default=True,
+    help="...and at least this many seconds (longer during checkpoint saves).",
+)
+@click.option(
     "--no-builtin",
     is_flag=True,
     help="Use only the signatures given with --patterns, not the built-in catalogue.",
@@ -94,6 +108,8 @@ def analyze_cmd(
     lang: str,
     engine: str | None,
     now: datetime | None,
+    hang_factor: float,
+    hang_min_gap: float,
     no_builtin: bool,
 ) -> None:
     """Analyse the logs of one job and print its root-cause verdict."""
@@ -105,6 +121,8 @@ def analyze_cmd(
             engine=engine,
             lang=lang,
             now=now,
+            hang_factor=hang_factor,
+            hang_min_gap=hang_min_gap,
         )
     except PatternError as e:
         raise click.UsageError(str(e)) from None
@@ -124,6 +142,78 @@ def analyze_cmd(
         click.echo(text.render(verdict, lang))
     if verdict.stats.files == 0 and (verdict.stats.unreadable or verdict.stats.skipped):
         sys.exit(EXIT_UNREADABLE)
+
+
+EXIT_FAILURE_SEEN = 4
+EXIT_HANG = 5
+
+
+@main.command("watch")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option(
+    "--interval", type=float, default=2.0, show_default=True, help="Seconds between polls."
+)
+@click.option(
+    "--hang-factor",
+    type=float,
+    default=10.0,
+    show_default=True,
+    help="A hang is a gap this many times the rank's median step time...",
+)
+@click.option(
+    "--hang-min-gap",
+    type=float,
+    default=300.0,
+    show_default=True,
+    help="...and at least this many seconds.",
+)
+@click.option(
+    "--exit-on",
+    default="",
+    help="Comma-separated: failure, hang, finished. "
+    "Exit at the first such event (exit code 4, 5 or 0).",
+)
+@click.option("--timeout", type=float, default=None, help="Stop after this many seconds.")
+@click.option("--patterns", "pattern_dirs", multiple=True, type=click.Path(exists=True))
+def watch_cmd(
+    paths: tuple[str, ...],
+    interval: float,
+    hang_factor: float,
+    hang_min_gap: float,
+    exit_on: str,
+    timeout: float | None,
+    pattern_dirs: tuple[str, ...],
+) -> None:
+    """Follow growing logs; print one JSON line per event (failure, hang_suspected,
+    hang_confirmed, finished). Exit codes with --exit-on: 4 failure, 5 hang, 0 finished
+    (or the timeout passed)."""
+    import time
+
+    from .watch import Watcher
+
+    wanted = {w.strip() for w in exit_on.split(",") if w.strip()}
+    unknown = wanted - {"failure", "hang", "finished"}
+    if unknown:
+        raise click.UsageError(f"--exit-on: unknown event(s) {', '.join(sorted(unknown))}")
+    try:
+        watcher = Watcher(
+            list(paths), patterns=pattern_dirs, hang_factor=hang_factor, hang_min_gap=hang_min_gap
+        )
+    except PatternError as e:
+        raise click.UsageError(str(e)) from None
+    started = time.monotonic()
+    codes = {"failure": EXIT_FAILURE_SEEN, "hang_confirmed": EXIT_HANG, "finished": 0}
+    try:
+        while timeout is None or time.monotonic() - started < timeout:
+            for event in watcher.poll():
+                click.echo(json.dumps(event.to_dict(), ensure_ascii=False), nl=True)
+                group = "hang" if event.kind == "hang_confirmed" else event.kind
+                if group in wanted and event.kind in codes:
+                    sys.exit(codes[event.kind])
+            sys.stdout.flush()
+            time.sleep(interval)
+    except KeyboardInterrupt:
+        pass
 
 
 @main.group("patterns")

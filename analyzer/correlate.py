@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .lines import strip_prefix
-from .timeline import Stall, Timeline
+from .timeline import HANG_FACTOR, HANG_MIN_GAP, Stall, Timeline
 from .types import Finding, Hit, LogTime, RankEvent, RankProgress
 
 _MASK = re.compile(r"0x[0-9a-fA-F]+|\d+")
@@ -115,9 +115,14 @@ class Collector:
         if ckey not in self._candidates or hit.signature.evidence == "last":
             self._candidates[ckey] = hit
 
-    def evidence(self, end: LogTime | None) -> Evidence:
+    def evidence(
+        self,
+        end: LogTime | None,
+        hang_factor: float = HANG_FACTOR,
+        hang_min_gap: float = HANG_MIN_GAP,
+    ) -> Evidence:
         """Everything the verdict rests on; `end` is the end of the evidence in time."""
-        stalls = self.timeline.stalls(end)
+        stalls = self.timeline.stalls(end, hang_factor, hang_min_gap)
         stalled = {id(st.stream): st.gap for st in stalls}
         progress = tuple(
             RankProgress(

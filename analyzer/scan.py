@@ -121,6 +121,69 @@ def _traceback_start(before: list[str]) -> int | None:
     return None
 
 
+class StreamFeed:
+    """One stream's scanning state: the partial last line, line number, and the tail kept
+    for context, so bytes can be fed as they are read, whole file or growing log alike."""
+
+    def __init__(self, scanner: StreamScanner, stream: Stream, file_index: int) -> None:
+        self.scanner, self.stream, self.file_index = scanner, stream, file_index
+        self.fs = FileScan(stream.name)
+        self.carry = b""
+        self.skipping = False
+        self.skip_tail = b""
+        self.long_line = 0  # where the over-long line being skipped starts
+        self.lineno = 1
+        self.tail = b""
+
+    def _block(
+        self, tail: bytes, block: bytes, unread: int, line_offset: int | None = None
+    ) -> None:
+        self.scanner._block(
+            self.stream, self.file_index, self.fs, tail, block, self.lineno, unread, line_offset
+        )
+
+    def feed(self, chunk: bytes) -> None:
+        fs = self.fs
+        fs.bytes += len(chunk)
+        fs.lines += chunk.count(b"\n")
+        if self.skipping:
+            k = chunk.find(b"\n")
+            if k < 0:
+                self.skip_tail = (self.skip_tail + chunk)[-LINE_CAP:]
+                return
+            # The end of an over-long line matters most: a progress bar redrawn for hours
+            # with "Killed" or the error after its last redraw.
+            end = (self.skip_tail + chunk[:k])[-LINE_CAP:]
+            self._block(b"", end, len(chunk) - k + len(end), self.long_line)
+            chunk, self.skipping, self.skip_tail = chunk[k + 1 :], False, b""
+            self.lineno += 1
+        data = self.carry + chunk if self.carry else chunk
+        k = data.rfind(b"\n")
+        if k < 0:
+            if len(data) > LINE_CAP:
+                self._block(self.tail, data[:LINE_CAP], len(data))
+                fs.truncated += 1
+                self.skipping, self.carry, self.tail = True, b"", b""
+                self.skip_tail = data[LINE_CAP:][-LINE_CAP:]
+                self.long_line = fs.bytes - len(data)
+            else:
+                self.carry = data
+            return
+        block, self.carry = data[: k + 1], data[k + 1 :]
+        self._block(self.tail, block, len(data))
+        self.lineno = fs.lines + 1  # carry holds no newline: all read so far precede it
+        self.tail = block[-_TAIL:]
+
+    def close(self) -> None:
+        """The stream ended: its last line needs no newline to count as a line."""
+        if self.carry:
+            self._block(self.tail, self.carry, len(self.carry))
+            self.carry = b""
+        if self.skipping and self.skip_tail:
+            self._block(b"", self.skip_tail, len(self.skip_tail), self.long_line)
+            self.skip_tail = b""
+
+
 @dataclass(frozen=True)
 class _LineAt:
     """Where a hit line sits: stream, line number, byte offset in the stream, and its
@@ -145,56 +208,22 @@ class StreamScanner:
         self._detailed: dict[tuple[int, int], int] = {}
 
     def scan(self, stream: Stream, file_index: int) -> FileScan:
-        fs = FileScan(stream.name)
-        carry = b""
-        skipping = False
-        skip_tail = b""
-        long_line = 0  # where the over-long line being skipped starts
-        lineno = 1
-        tail = b""
+        """Read a stream to its end."""
+        feed = self.open(stream, file_index)
         try:
             while True:
                 chunk = stream.reader.read(BLOCK)
                 if not chunk:
                     break
-                fs.bytes += len(chunk)
-                fs.lines += chunk.count(b"\n")
-                if skipping:
-                    k = chunk.find(b"\n")
-                    if k < 0:
-                        skip_tail = (skip_tail + chunk)[-LINE_CAP:]
-                        continue
-                    # The end of an over-long line matters most: a progress bar redrawn
-                    # for hours with "Killed" or the error after its last redraw.
-                    end = (skip_tail + chunk[:k])[-LINE_CAP:]
-                    unread = len(chunk) - k + len(end)
-                    self._block(stream, file_index, fs, b"", end, lineno, unread, long_line)
-                    chunk, skipping, lineno, skip_tail = chunk[k + 1 :], False, lineno + 1, b""
-                data = carry + chunk if carry else chunk
-                k = data.rfind(b"\n")
-                if k < 0:
-                    if len(data) > LINE_CAP:
-                        self._block(
-                            stream, file_index, fs, tail, data[:LINE_CAP], lineno, len(data)
-                        )
-                        fs.truncated += 1
-                        skipping, carry, tail = True, b"", b""
-                        skip_tail = data[LINE_CAP:][-LINE_CAP:]
-                        long_line = fs.bytes - len(data)
-                    else:
-                        carry = data
-                    continue
-                block, carry = data[: k + 1], data[k + 1 :]
-                self._block(stream, file_index, fs, tail, block, lineno, len(data))
-                lineno = fs.lines + 1  # carry holds no newline: all read so far precede it
-                tail = block[-_TAIL:]
+                feed.feed(chunk)
         except Exception as e:  # truncated gzip, I/O errors, corrupt members: keep what we have
-            fs.error = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
-        if carry:
-            self._block(stream, file_index, fs, tail, carry, lineno, len(carry))
-        if skipping and skip_tail:
-            self._block(stream, file_index, fs, b"", skip_tail, lineno, len(skip_tail), long_line)
-        return fs
+            feed.fs.error = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+        feed.close()
+        return feed.fs
+
+    def open(self, stream: Stream, file_index: int) -> StreamFeed:
+        """A feed for a stream whose bytes arrive piecemeal (a growing file under watch)."""
+        return StreamFeed(self, stream, file_index)
 
     def _sample_times(self, fs: FileScan, block: bytes) -> None:
         """First and last timestamp of the block: the file's time span, cheaply."""

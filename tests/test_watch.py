@@ -1,0 +1,104 @@
+"""`watch` on live, growing logs: a writer thread plays the training job."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+from datetime import datetime
+from pathlib import Path
+
+from analyzer.watch import Watcher
+
+
+def step_line(step: int) -> str:
+    return f"{datetime.now():%Y-%m-%d %H:%M:%S},{datetime.now().microsecond // 1000:03d} - INFO - step {step} loss 0.5\n"
+
+
+def write_steps(path: Path, steps: range, pause: float) -> None:
+    with path.open("a") as f:
+        for s in steps:
+            f.write(step_line(s))
+            f.flush()
+            time.sleep(pause)
+
+
+def poll_until(watcher: Watcher, kind: str, seconds: float) -> dict:  # type: ignore[type-arg]
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        for e in watcher.poll():
+            if e.kind == kind:
+                return e.to_dict()
+        time.sleep(0.1)
+    raise AssertionError(f"no {kind} event within {seconds}s")
+
+
+def test_watch_sees_a_hang_then_a_failure_in_a_growing_log(tmp_path: Path) -> None:
+    log = tmp_path / "rank_3.log"
+    log.write_text("")
+    watcher = Watcher([tmp_path], hang_factor=3, hang_min_gap=1.0)
+    writer = threading.Thread(target=write_steps, args=(log, range(1, 20), 0.05))
+    writer.start()
+    while writer.is_alive():
+        assert [e.kind for e in watcher.poll()] == []  # progressing: nothing to report
+        time.sleep(0.1)
+    writer.join()
+    suspected = poll_until(watcher, "hang_suspected", 10)
+    confirmed = poll_until(watcher, "hang_confirmed", 10)
+    assert suspected["rank"] == confirmed["rank"] == 3
+    assert confirmed["line"] == 19 and confirmed["stalled_seconds"] >= 1.0
+    v = watcher.verdict()
+    assert v.category == "hang" and v.root_cause is not None and v.root_cause.rank == 3
+    with log.open("a") as f:  # the line arrives in two writes: read once, whole
+        f.write("[rank3]: torch.OutOfMemoryError: CUDA out of memory. ")
+        f.flush()
+        watcher.poll()
+        f.write(
+            "Tried to allocate 2.00 GiB. GPU 3 has a total capacity of 79.32 GiB of which 1.0 GiB is free.\n"
+        )
+    failure = poll_until(watcher, "failure", 5)
+    assert failure["signature"] == "cuda-out-of-memory" and failure["line"] == 20
+    assert watcher.verdict().category == "device_oom"
+
+
+def test_rotation_and_new_files_are_followed(tmp_path: Path) -> None:
+    log = tmp_path / "train.log"
+    log.write_text(step_line(1))
+    watcher = Watcher([tmp_path])
+    watcher.poll()
+    log.rename(tmp_path / "train.log.1")
+    log.write_text("Loss is nan, stopping training\n")  # a new file under the old name
+    (tmp_path / "later.log").write_text("[after training is done] datetime: 2026-11-29 10:00:00\n")
+    kinds = {e.kind for e in watcher.poll()}
+    assert {"failure", "finished"} <= kinds
+
+
+def test_cli_watch_exits_with_the_failure_code(tmp_path: Path) -> None:
+    log = tmp_path / "rank_0.log"
+    log.write_text(
+        "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.32 GiB of which 1.0 GiB is free.\n"
+    )
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "analyzer",
+            "watch",
+            str(tmp_path),
+            "--interval",
+            "0.1",
+            "--exit-on",
+            "failure",
+            "--timeout",
+            "20",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert r.returncode == 4, r.stderr
+    event = json.loads(r.stdout.splitlines()[0])
+    assert event["event"] == "failure" and event["category"] == "device_oom"
