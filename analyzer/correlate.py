@@ -57,6 +57,8 @@ class Evidence:
     stalls: list[Stall]  # streams that stopped progressing, earliest first
     progress: tuple[RankProgress, ...]
     events: tuple[RankEvent, ...]  # per stream, its best-ranked non-info line
+    timeline: Timeline
+    end: LogTime | None  # the end of the evidence in time
 
 
 @dataclass
@@ -166,6 +168,8 @@ class Collector:
             stalls=stalls,
             progress=progress,
             events=events,
+            timeline=self.timeline,
+            end=end,
         )
 
     def findings(self) -> list[Finding]:

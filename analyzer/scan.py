@@ -31,6 +31,7 @@ _DETAILED = 200
 _FRAME = re.compile(r'^\s*File "[^"]*", line \d+')
 _EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b")
 _TRACEBACK = "Traceback (most recent call last):"
+_BLOCK_RANK = re.compile(r"^\s*rank\s*:\s*(\d+)\s*\(local_rank:\s*\d+\)")
 _CHAINED = ("During handling", "The above exception")
 
 
@@ -344,6 +345,16 @@ class StreamScanner:
         )
         self._hit(at, sig, caps, segment, msg, when, context, len(ctx_before))
 
+    @staticmethod
+    def _block_rank(context: tuple[str, ...], lines_before: int) -> int | None:
+        """A rank named a few lines above, in a torchelastic failure block:
+        `  rank      : 2 (local_rank: 2)` then `  exitcode  : -9 (pid: 123)`."""
+        for text in reversed(context[max(0, lines_before - 3) : lines_before]):
+            m = _BLOCK_RANK.match(text)
+            if m:
+                return int(m.group(1))
+        return None
+
     def _hit(
         self,
         at: _LineAt,
@@ -356,6 +367,8 @@ class StreamScanner:
         lines_before: int = 0,
     ) -> None:
         rank = msg.rank if msg.rank is not None else inline_rank(segment)
+        if rank is None:
+            rank = self._block_rank(context, lines_before)
         if rank is None:
             rank = at.stream.rank
         self.on_hit(

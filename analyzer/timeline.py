@@ -81,6 +81,9 @@ class Stall:
     gap: float
     step_time: float
     threshold: float
+    # "stalled": no progress for far longer than its step time; "silent": the only
+    # ranks without the timeout the others reported (they waited for it)
+    reason: str = "stalled"
 
 
 class Timeline:
@@ -120,3 +123,17 @@ class Timeline:
                 out.append(Stall(s, last, gap, step_time, threshold))
         out.sort(key=lambda st: (st.last.time.epoch if st.last.time else 0.0, st.stream.file_index))
         return out
+
+    def silent(self, waited: set[int], end: LogTime | None) -> Stall | None:
+        """The stream of a rank that did not report the timeout the others reported:
+        the rank they waited for. None unless the others are the majority (otherwise
+        the missing reports say more about which files were collected)."""
+        ranked = [s for s in self.streams.values() if s.rank is not None and s.last is not None]
+        quiet = [s for s in ranked if s.rank not in waited]
+        if not waited or not quiet or len(quiet) * 2 >= len(ranked):
+            return None
+        first = min(quiet, key=lambda s: s.last.time.epoch if s.last and s.last.time else 0.0)
+        assert first.last is not None
+        last_time = first.last.time
+        gap = end.epoch - last_time.epoch if end and last_time and last_time.absolute else 0.0
+        return Stall(first, first.last, max(gap, 0.0), first.step_time() or 0.0, 0.0, "silent")

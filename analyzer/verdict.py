@@ -107,7 +107,17 @@ def _stall_root(stall: Stall, lang: str) -> tuple[RootCause, str]:
     last = stall.last
     step = last.captures.get("step", "?")
     minutes = stall.gap / 60
-    if lang == "zh":
+    if stall.reason == "silent":
+        who = f"rank {last.rank}"
+        summary = (
+            f"作业卡死：其他 rank 报告集合通信超时，{who} 没有；它最后的进度是第 {step} 步"
+            f"（{last.time.iso() if last.time else '?'}），其他 rank 在等它。"
+            if lang == "zh"
+            else f"Job hung: the other ranks report a collective timeout and {who} does not; "
+            f"its last progress was step {step} ({last.time.iso() if last.time else '?'}): "
+            "the others waited for it."
+        )
+    elif lang == "zh":
         who = f"rank {last.rank}" if last.rank is not None else last.file
         summary = (
             f"作业卡死：{who} 在第 {step} 步（{last.time.iso() if last.time else '?'}）之后"
@@ -129,7 +139,11 @@ def _stall_root(stall: Stall, lang: str) -> tuple[RootCause, str]:
         time=last.time.iso() if last.time else None,
         signature=None,
         text=last.text,
-        message=f"last progress (step {step}); {minutes:.0f} min without progress",
+        message=(
+            f"last progress (step {step}); no collective timeout reported, the others waited"
+            if stall.reason == "silent"
+            else f"last progress (step {step}); {minutes:.0f} min without progress"
+        ),
         context=(last.text,),
         context_first_line=last.line,
     )
@@ -141,13 +155,24 @@ def _hang(ev: Evidence, deciding_hits: list[Hit]) -> Stall | None:
 
     Per the taxonomy a progress gap far beyond the step time makes a hang, unless a cause
     explains it (a rank that crashed also stops progressing). Collective timeouts and
-    teardown are what the other ranks print while one rank hangs.
+    teardown are what the other ranks print while one rank hangs; when most ranks report
+    a timeout and one does not, it is the rank they waited for.
     """
-    if not ev.stalls or ev.completed:  # a finished run's silence is not a hang
+    if ev.completed:  # a finished run's silence is not a hang
         return None
-    if deciding_hits and deciding_hits[0].signature.role == "cause":
+    root = deciding_hits[0] if deciding_hits else None
+    if root is not None and root.signature.role == "cause":
         return None
-    return ev.stalls[0]
+    if root is not None and root.signature.category == "collective_timeout":
+        waited = {
+            h.rank
+            for h in deciding_hits
+            if h.signature.category == "collective_timeout" and h.rank is not None
+        }
+        silent = ev.timeline.silent(waited, ev.end)
+        if silent is not None:
+            return silent
+    return ev.stalls[0] if ev.stalls else None
 
 
 _SEQ_KEYS = ("last_enqueued", "last_completed", "seq")
@@ -162,13 +187,19 @@ def _seq(hit: Hit) -> int | None:
 
 
 def _culprit(deciding_hits: list[Hit]) -> Hit:
-    """The best candidate, or, when only symptoms decide, the rank that fell behind.
+    """The best candidate, located; when only symptoms decide, the rank that fell behind.
 
     Every rank that reached collective N reports a timeout on N; the rank that hung
     or died never enqueued it, so its own watchdog line (if any) names the lowest
     sequence number (`last enqueued NCCL work`, else `SeqNum`).
     """
     root = deciding_hits[0]
+    if root.rank is None:
+        # The same evidence elsewhere with a rank (torchelastic prints the failure once
+        # without it and once in its summary block with it) locates it better.
+        located = [h for h in deciding_hits if h.signature is root.signature and h.rank is not None]
+        if located:
+            root = located[0]
     if root.signature.role != "symptom" or _seq(root) is None:
         return root
     tier = (root.signature.role, root.signature.severity, root.signature.category)

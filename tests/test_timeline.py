@@ -97,3 +97,18 @@ def test_a_cause_explains_the_stall(tmp_path: Path) -> None:
     )
     v = analyze(job)
     assert v.category == "device_oom"
+
+
+def test_the_rank_without_a_timeout_is_the_one_the_others_waited_for(tmp_path: Path) -> None:
+    timeout = (
+        "[rank{r}]:[E1129 10:14:00.000000 1 ProcessGroupNCCL.cpp:632] [Rank {r}] Watchdog caught "
+        "collective operation timeout: WorkNCCL(SeqNum=300, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+        "Timeout(ms)=600000) ran for 600013 milliseconds before timing out."
+    )
+    job = write_job(tmp_path, {0: 120, 1: 120, 2: 120, 3: 120})
+    for r in (0, 1, 3):
+        with (job / f"rank_{r}.log").open("a") as f:
+            f.write(timeout.format(r=r) + "\n")
+    v = analyze(job)
+    assert v.category == "hang" and v.root_cause is not None and v.root_cause.rank == 2
+    assert "does not" in v.summary

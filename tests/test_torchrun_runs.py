@@ -24,25 +24,6 @@ from analyzer import analyze
 CORPUS = REPO / "corpora" / "torchrun"
 RUNS = CORPUS / "runs"
 
-_KILL = (
-    "SIGKILLed worker: torchelastic's `failed (exitcode: -9) local_rank: N` / `exitcode  : -9 "
-    "(pid: N)  (SIGKILL)` is only a confirmation (pytorch-elastic-sigkill) and carries no rank, "
-    "so the launcher's own SIGTERM teardown of the siblings (a symptom) wins as `preempted`; "
-    "needs: a lone SIGKILLed worker with no other cause decides host_oom, with the rank taken "
-    "from `local_rank: N` or the ChildFailedError block's `rank      : N (local_rank: N)`"
-)
-EXPECTED_FAILURES = {
-    "kill": _KILL,
-    "console-kill": _KILL,
-    "hang": (
-        "needs per-rank timelines and hang detection: ranks 0-2 fail with gloo "
-        "`Timed out waiting 20000ms for recv/send operation to complete` (no signature yet), "
-        "rank 3 logs nothing after its last progress line and is SIGTERMed by torchelastic "
-        "(exitcode -15), which its ChildFailedError summary lists last while it names rank 0 "
-        "as the 'Root Cause (first observed failure)'"
-    ),
-}
-
 
 def _runs() -> list[Path]:
     return sorted(p for p in RUNS.iterdir() if (p / "label.json").is_file())
@@ -56,17 +37,13 @@ def _label(run: Path) -> dict[str, object]:
 def _params() -> list[object]:
     out: list[object] = []
     for run in _runs():
-        marks = []
-        if run.name in EXPECTED_FAILURES:
-            marks.append(pytest.mark.xfail(strict=True, reason=EXPECTED_FAILURES[run.name]))
-        out.append(pytest.param(run, id=run.name, marks=marks))
+        out.append(pytest.param(run, id=run.name))
     return out
 
 
 def test_corpus_is_complete() -> None:
     names = {p.name for p in _runs()}
     assert {"none", "raise-keyerror", "hang", "kill", "memoryerror", "nan-loss"} <= names
-    assert set(EXPECTED_FAILURES) <= names
     for run in _runs():
         label = _label(run)
         assert label["torch"] == "2.13.0"
@@ -122,7 +99,9 @@ def test_live_torchrun_keyerror(tmp_path: Path) -> None:
     """Reproduce one scenario with a real torchrun (about 10 s) and analyse its raw logs."""
     torchrun = _torchrun()
     if torchrun is None:
-        pytest.skip("no torch: python3 -m venv /tmp/torchvenv && /tmp/torchvenv/bin/pip install torch")
+        pytest.skip(
+            "no torch: python3 -m venv /tmp/torchvenv && /tmp/torchvenv/bin/pip install torch"
+        )
     run_all = _run_all()
     scenario = run_all.BY_NAME["raise-keyerror"]
     logs = run_all.run_scenario(scenario, tmp_path / scenario.name, torchrun)
