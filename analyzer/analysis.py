@@ -12,11 +12,13 @@ import time
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
 from functools import lru_cache
+from pathlib import Path
 
+from .cascade import Rule, load_rules
 from .correlate import Collector
 from .matcher import Matcher
 from .scan import StreamScanner, YearRef
-from .signatures import load_patterns
+from .signatures import builtin_dir, load_patterns
 from .sources import SourceNotes, iter_streams
 from .timeline import HANG_FACTOR, HANG_MIN_GAP
 from .types import AnalyzerError, LogTime, Stats, Verdict
@@ -25,16 +27,44 @@ from .verdict import decide
 PathArg = str | os.PathLike[str]
 
 
+def _fingerprint(extra: Sequence[PathArg]) -> tuple[tuple[str, int, int], ...]:
+    """The user's pattern files as (path, mtime, size): part of the cache key, so an
+    edited pattern file is picked up by a long-running process."""
+    out = []
+    for item in extra:
+        p = Path(os.fspath(item))
+        files = sorted(p.rglob("*.y*ml")) if p.is_dir() else [p]
+        for f in files:
+            try:
+                st = f.stat()
+            except OSError:
+                continue
+            out.append((str(f), st.st_mtime_ns, st.st_size))
+    return tuple(out)
+
+
 @lru_cache(maxsize=8)
-def _matcher(extra: tuple[str, ...], builtin: bool, engine: str | None) -> Matcher:
+def _matcher(
+    extra: tuple[str, ...], builtin: bool, engine: str | None, _key: tuple[object, ...]
+) -> Matcher:
     return Matcher(load_patterns(extra, builtin=builtin), engine)
+
+
+@lru_cache(maxsize=8)
+def _rules(extra: tuple[str, ...], builtin: bool, _key: tuple[object, ...]) -> tuple[Rule, ...]:
+    return load_rules(builtin_dir() if builtin else None, extra)
+
+
+def get_rules(patterns: Sequence[PathArg] = (), *, builtin: bool = True) -> tuple[Rule, ...]:
+    """Cascade rules, cached per process like the matcher."""
+    return _rules(tuple(os.fspath(p) for p in patterns), builtin, _fingerprint(patterns))
 
 
 def get_matcher(
     patterns: Sequence[PathArg] = (), *, builtin: bool = True, engine: str | None = None
 ) -> Matcher:
     """A compiled Matcher, cached per process: compiling the automaton is the slow part."""
-    return _matcher(tuple(str(p) for p in patterns), builtin, engine)
+    return _matcher(tuple(str(p) for p in patterns), builtin, engine, _fingerprint(patterns))
 
 
 def _normalise_paths(paths: PathArg | Iterable[PathArg]) -> list[str]:
@@ -115,7 +145,8 @@ def analyze(
         engine=matcher.automaton.name,
     )
     end = _end_of_evidence(collector.latest, ends, now)
-    return decide(collector.evidence(end, hang_factor, hang_min_gap), stats, lang)
+    rules = get_rules(patterns, builtin=builtin_patterns)
+    return decide(collector.evidence(end, hang_factor, hang_min_gap), stats, lang, rules)
 
 
 def _end_of_evidence(

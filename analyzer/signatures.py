@@ -27,6 +27,7 @@ from .types import BLAMES, PROGRESS_KINDS, ROLES, SEVERITIES, PatternError, Sign
 # libyaml's loader is ~10x faster than the pure-Python one; start-up time matters to a
 # restart controller calling the CLI.
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+RULES_FILE = "cascades.yaml"  # cascade rules live beside the signatures (analyzer.cascade)
 # Which stack a family belongs to, for coverage counts (`patterns doc`).
 VENDORS = ("nvidia", "ascend", "framework", "system", "other")
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)+$")
@@ -99,12 +100,14 @@ def load_patterns(extra: Sequence[str | Path] = (), *, builtin: bool = True) -> 
     """
     files: list[Path] = []
     if builtin:
-        files += sorted(builtin_dir().glob("*.yaml"))
+        files += sorted(f for f in builtin_dir().glob("*.yaml") if f.name != RULES_FILE)
     user_files: list[Path] = []
     for item in extra:
         p = Path(item)
         if p.is_dir():
-            user_files += sorted(p.rglob("*.yaml")) + sorted(p.rglob("*.yml"))
+            user_files += sorted(
+                f for f in [*p.rglob("*.yaml"), *p.rglob("*.yml")] if f.name != RULES_FILE
+            )
         elif p.is_file():
             user_files.append(p)
         else:

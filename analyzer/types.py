@@ -248,6 +248,28 @@ class RankEvent:
 
 
 @dataclass(frozen=True)
+class Explained:
+    """A finding that the root cause accounts for, and the cascade rule that says how."""
+
+    signature: str
+    category: str
+    count: int
+    ranks: int
+    rule: str
+    delay: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "signature": self.signature,
+            "category": self.category,
+            "count": self.count,
+            "ranks": self.ranks,
+            "rule": self.rule,
+            "delay_seconds": None if self.delay is None else round(self.delay, 1),
+        }
+
+
+@dataclass(frozen=True)
 class Verdict:
     """The answer: one root-cause category mapped to one recovery feature."""
 
@@ -262,6 +284,7 @@ class Verdict:
     decided_by: str = "signature"
     progress: tuple[RankProgress, ...] = ()
     events: tuple[RankEvent, ...] = ()
+    explained: tuple[Explained, ...] = ()  # findings the root cause accounts for
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -277,4 +300,5 @@ class Verdict:
             "stats": self.stats.to_dict(),
             "progress": [p.to_dict() for p in self.progress],
             "events": [e.to_dict() for e in self.events],
+            "explained": [e.to_dict() for e in self.explained],
         }

@@ -9,8 +9,9 @@ of the top by the signatures' roles, not by special cases here.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
+from .cascade import Rule, explain
 from .correlate import ROLE_RANK, SEVERITY_RANK, Evidence, template, time_key
 from .taxonomy import CATEGORIES, NONE, category_name
 from .timeline import Stall
@@ -212,7 +213,7 @@ def _culprit(deciding_hits: list[Hit]) -> Hit:
     return min(same, key=lambda h: (_seq(h), time_key(h), h.file_index, h.line))
 
 
-def decide(ev: Evidence, stats: Stats, lang: str = "en") -> Verdict:
+def decide(ev: Evidence, stats: Stats, lang: str = "en", rules: Sequence[Rule] = ()) -> Verdict:
     """Pick the root cause and map it to recovery per the taxonomy."""
     deciding_hits = deciding(ev.candidates, ev.counts, ev.completed)
     findings = ev.findings
@@ -221,6 +222,7 @@ def decide(ev: Evidence, stats: Stats, lang: str = "en") -> Verdict:
     if stall is not None:
         rc, summary = _stall_root(stall, lang)
         hang = CATEGORIES["hang"]
+        explained = tuple(explain(hang.id, stall.last, findings, rules))
         return Verdict(
             category=hang.id,
             recovery=hang.recovery,
@@ -233,6 +235,7 @@ def decide(ev: Evidence, stats: Stats, lang: str = "en") -> Verdict:
             decided_by="timeline",
             progress=ev.progress,
             events=ev.events,
+            explained=explained,
         )
     if not deciding_hits:
         summary = (
@@ -255,6 +258,7 @@ def decide(ev: Evidence, stats: Stats, lang: str = "en") -> Verdict:
         )
     root = _culprit(deciding_hits)
     sig = root.signature
+    explained = tuple(explain(sig.category, root, findings, rules))
     cat = CATEGORIES[sig.category]
     recovery = sig.recovery or cat.recovery
     retryable = sig.retryable if sig.retryable_set else cat.retryable
@@ -287,4 +291,5 @@ def decide(ev: Evidence, stats: Stats, lang: str = "en") -> Verdict:
         decided_by="signature",
         progress=ev.progress,
         events=ev.events,
+        explained=explained,
     )

@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .analysis import PathArg, get_matcher
+from .analysis import PathArg, get_matcher, get_rules
 from .correlate import Collector
 from .scan import StreamFeed, StreamScanner, YearRef
 from .sources import Stream, path_hints
@@ -76,6 +76,7 @@ class Watcher:
     ) -> None:
         self.paths = [Path(os.fspath(p)) for p in paths]
         self.matcher = get_matcher(patterns, engine=engine)
+        self.rules = get_rules(patterns)
         self.collector = Collector()
         self.scanner = StreamScanner(self.matcher, self._on_hit, YearRef())
         self.hang_factor, self.hang_min_gap = hang_factor, hang_min_gap
@@ -207,4 +208,5 @@ class Watcher:
         nbytes = sum(f.feed.fs.bytes for f in self._files.values())
         stats = Stats(len(self._files), lines, nbytes, 0.0, (), engine=self.matcher.automaton.name)
         now = LogTime(_local_naive_now(self.clock()))
-        return decide(self.collector.evidence(now, self.hang_factor, self.hang_min_gap), stats)
+        evidence = self.collector.evidence(now, self.hang_factor, self.hang_min_gap)
+        return decide(evidence, stats, rules=self.rules)

@@ -27,6 +27,7 @@ _LABELS = {
         "none": "no finding",
         "ranks": "ranks",
         "more": "more findings not shown",
+        "explained": "explained",
     },
     "zh": {
         "root": "根因",
@@ -43,6 +44,7 @@ _LABELS = {
         "none": "无发现",
         "ranks": "个 rank",
         "more": "条发现未显示",
+        "explained": "由根因导致",
     },
 }
 _RETRY = {True: "yes", False: "no", None: "unknown"}
@@ -55,7 +57,7 @@ def _short(text: str, width: int = _WIDTH) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def _finding_line(f: Finding, lab: dict[str, str]) -> str:
+def _finding_line(f: Finding, lab: dict[str, str], why: str = "") -> str:
     s = f.signature
     ranks = (
         f" {len(f.ranks)} {lab['ranks']}"
@@ -65,7 +67,7 @@ def _finding_line(f: Finding, lab: dict[str, str]) -> str:
     head = (
         f"  {s.role:<12} {s.category:<18} {s.id}  x{f.count}{ranks}  {f.first.file}:{f.first.line}"
     )
-    return head + "\n      " + click.style(_short(f.first.text), dim=True)
+    return head + why + "\n      " + click.style(_short(f.first.text), dim=True)
 
 
 def render(verdict: Verdict, lang: str = "en") -> str:
@@ -116,8 +118,14 @@ def render(verdict: Verdict, lang: str = "en") -> str:
         out.append(
             click.style(f"{lab['also']} ({len(others)} / {total} {lab['lines']}):", bold=True)
         )
+        explained = {e.signature: e for e in verdict.explained}
         for f in others[:_SHOWN]:
-            out.append(_finding_line(f, lab))
+            e = explained.get(f.signature.id)
+            why = ""
+            if e is not None:
+                delay = f", {e.delay:+.0f}s" if e.delay is not None else ""
+                why = click.style(f"  <- {lab['explained']} ({e.rule}{delay})", fg="cyan")
+            out.append(_finding_line(f, lab, why))
         if len(others) > _SHOWN:
             out.append(f"  ... {len(others) - _SHOWN} {lab['more']} (--format json)")
     st = verdict.stats
