@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import math
 import re
+import statistics
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .lines import strip_prefix
 from .timeline import HANG_FACTOR, HANG_MIN_GAP, Stall, Timeline
-from .types import Finding, Hit, LogTime, RankEvent, RankProgress
+from .types import ClockSkew, Finding, Hit, LogTime, RankEvent, RankProgress
 
 _MASK = re.compile(r"0x[0-9a-fA-F]+|\d+")
 _MAX_RANKS = 100_000
@@ -30,13 +31,14 @@ def time_key(hit: Hit) -> float:
     return hit.time.epoch if hit.time and hit.time.absolute else math.inf
 
 
-def order_key(hit: Hit) -> tuple[int, int, float, int, int]:
-    """How root-cause candidates rank: role, then severity, then time, then file order."""
+def order_key(hit: Hit, shift: float = 0.0) -> tuple[int, int, float, int, int]:
+    """How root-cause candidates rank: role, then severity, then time (less the clock
+    offset of the hit's stream), then file order."""
     sig = hit.signature
     return (
         ROLE_RANK[sig.role],
         SEVERITY_RANK[sig.severity],
-        time_key(hit),
+        time_key(hit) - shift,
         hit.file_index,
         hit.line,
     )
@@ -59,6 +61,7 @@ class Evidence:
     events: tuple[RankEvent, ...]  # per stream, its best-ranked non-info line
     timeline: Timeline
     end: LogTime | None  # the end of the evidence in time
+    clock_skew: tuple[ClockSkew, ...]  # streams whose clocks disagree by a second or more
 
 
 @dataclass
@@ -124,7 +127,18 @@ class Collector:
         hang_min_gap: float = HANG_MIN_GAP,
     ) -> Evidence:
         """Everything the verdict rests on; `end` is the end of the evidence in time."""
-        stalls = self.timeline.stalls(end, hang_factor, hang_min_gap)
+        offsets = self.timeline.clock_offsets()
+        by_host: dict[str, list[float]] = {}
+        for (file_index, rank), off in offsets.items():
+            host = self.timeline.streams[(file_index, rank)].host
+            if host:
+                by_host.setdefault(host, []).append(off)
+        host_offset = {h: statistics.median(v) for h, v in by_host.items()}
+
+        def shift(h: Hit) -> float:
+            return offsets.get((h.file_index, h.rank), host_offset.get(h.host or "", 0.0))
+
+        stalls = self.timeline.stalls(end, hang_factor, hang_min_gap, offsets)
         stalled = {id(st.stream): st.gap for st in stalls}
         progress = tuple(
             RankProgress(
@@ -141,7 +155,7 @@ class Collector:
                 self.timeline.streams.values(), key=lambda s: (s.file_index, s.rank or 0)
             )
         )
-        candidates = sorted(self._candidates.values(), key=order_key)
+        candidates = sorted(self._candidates.values(), key=lambda h: order_key(h, shift(h)))
         best: dict[tuple[int, int | None], Hit] = {}
         for h in candidates:
             if h.signature.severity != "info":
@@ -158,7 +172,9 @@ class Collector:
                 category=h.signature.category,
                 text=h.text,
             )
-            for h in sorted(best.values(), key=lambda h: (time_key(h), h.file_index, h.line))
+            for h in sorted(
+                best.values(), key=lambda h: (time_key(h) - shift(h), h.file_index, h.line)
+            )
         )
         return Evidence(
             candidates=candidates,
@@ -170,6 +186,11 @@ class Collector:
             events=events,
             timeline=self.timeline,
             end=end,
+            clock_skew=tuple(
+                ClockSkew(s.file, s.rank, s.host, offsets[key])
+                for key, s in self.timeline.streams.items()
+                if abs(offsets.get(key, 0.0)) >= 1.0
+            ),
         )
 
     def findings(self) -> list[Finding]:

@@ -26,6 +26,8 @@ HANG_MIN_GAP = 300.0
 SLOW_PHASE_GAP = 1800.0
 _MIN_POINTS = 3
 _INTERVALS = 256
+_MARKS = 512  # step -> time of the first steps, enough to align clocks
+_MIN_COMMON = 3
 
 
 @dataclass
@@ -42,6 +44,8 @@ class Stream:
     last_phase: Hit | None = None  # a checkpoint save or eval after the last step
     finished: bool = False  # the last step was the last one (step == total)
     intervals: deque[float] = field(default_factory=lambda: deque(maxlen=_INTERVALS))
+    marks: dict[int, float] = field(default_factory=dict)
+    host: str | None = None
 
     def add(self, hit: Hit) -> None:
         kind = hit.signature.progress
@@ -62,7 +66,11 @@ class Stream:
         step, total = hit.captures.get("step"), hit.captures.get("total")
         if step is not None and step.isdigit():
             self.last_step = int(step)
+            t = hit.time
+            if t is not None and t.absolute and len(self.marks) < _MARKS:
+                self.marks.setdefault(int(step), t.epoch)
             self.finished = total is not None and total.isdigit() and int(step) >= int(total) > 0
+        self.host = self.host or hit.host
 
     def step_time(self) -> float | None:
         """Median seconds between progress lines: robust to the slow first steps and
@@ -104,8 +112,9 @@ class Timeline:
         end: LogTime | None,
         factor: float = HANG_FACTOR,
         min_gap: float = HANG_MIN_GAP,
+        offsets: dict[tuple[int, int | None], float] | None = None,
     ) -> list[Stall]:
-        """Streams that stopped, the earliest-stopped first."""
+        """Streams that stopped, the earliest-stopped first (on corrected clocks)."""
         if end is None or not end.absolute:
             return []
         out = []
@@ -121,7 +130,14 @@ class Timeline:
             gap = end.epoch - last.time.epoch
             if gap > threshold:
                 out.append(Stall(s, last, gap, step_time, threshold))
-        out.sort(key=lambda st: (st.last.time.epoch if st.last.time else 0.0, st.stream.file_index))
+        offsets = offsets or {}
+
+        def stopped(st: Stall) -> tuple[float, int]:
+            key = (st.stream.file_index, st.stream.rank)
+            epoch = st.last.time.epoch if st.last.time else 0.0
+            return epoch - offsets.get(key, 0.0), st.stream.file_index
+
+        out.sort(key=stopped)
         return out
 
     def silent(self, waited: set[int], end: LogTime | None) -> Stall | None:
@@ -137,3 +153,25 @@ class Timeline:
         last_time = first.last.time
         gap = end.epoch - last_time.epoch if end and last_time and last_time.absolute else 0.0
         return Stall(first, first.last, max(gap, 0.0), first.step_time() or 0.0, 0.0, "silent")
+
+    def clock_offsets(self) -> dict[tuple[int, int | None], float]:
+        """Per-stream clock offsets (seconds ahead of the reference stream).
+
+        Ranks finish the same step within a fraction of a step of each other, since
+        every step ends in a collective; a stream whose timestamps for the same steps sit
+        consistently earlier or later runs on a skewed clock. The median over common
+        steps is robust to the odd slow rank. The reference is the stream with the most
+        steps."""
+        streams = [s for s in self.streams.values() if len(s.marks) >= _MIN_COMMON]
+        if len(streams) < 2:
+            return {}
+        ref = max(streams, key=lambda s: (len(s.marks), -s.file_index))
+        out: dict[tuple[int, int | None], float] = {}
+        for s in streams:
+            common = [step for step in s.marks if step in ref.marks]
+            if s is ref or len(common) < _MIN_COMMON:
+                continue
+            out[(s.file_index, s.rank)] = statistics.median(
+                s.marks[step] - ref.marks[step] for step in common
+            )
+        return out

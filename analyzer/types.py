@@ -248,6 +248,24 @@ class RankEvent:
 
 
 @dataclass(frozen=True)
+class ClockSkew:
+    """A stream whose clock runs ahead (positive) or behind the reference stream's."""
+
+    file: str
+    rank: int | None
+    host: str | None
+    offset: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "rank": self.rank,
+            "host": self.host,
+            "offset_seconds": round(self.offset, 3),
+        }
+
+
+@dataclass(frozen=True)
 class Explained:
     """A finding that the root cause accounts for, and the cascade rule that says how."""
 
@@ -285,6 +303,7 @@ class Verdict:
     progress: tuple[RankProgress, ...] = ()
     events: tuple[RankEvent, ...] = ()
     explained: tuple[Explained, ...] = ()  # findings the root cause accounts for
+    clock_skew: tuple[ClockSkew, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -301,4 +320,5 @@ class Verdict:
             "progress": [p.to_dict() for p in self.progress],
             "events": [e.to_dict() for e in self.events],
             "explained": [e.to_dict() for e in self.explained],
+            "clock_skew": [c.to_dict() for c in self.clock_skew],
         }

@@ -236,6 +236,7 @@ def decide(ev: Evidence, stats: Stats, lang: str = "en", rules: Sequence[Rule] =
             progress=ev.progress,
             events=ev.events,
             explained=explained,
+            clock_skew=ev.clock_skew,
         )
     if not deciding_hits:
         summary = (
@@ -255,6 +256,7 @@ def decide(ev: Evidence, stats: Stats, lang: str = "en", rules: Sequence[Rule] =
             decided_by="none",
             progress=ev.progress,
             events=ev.events,
+            clock_skew=ev.clock_skew,
         )
     root = _culprit(deciding_hits)
     sig = root.signature
@@ -292,4 +294,5 @@ def decide(ev: Evidence, stats: Stats, lang: str = "en", rules: Sequence[Rule] =
         progress=ev.progress,
         events=ev.events,
         explained=explained,
+        clock_skew=ev.clock_skew,
     )

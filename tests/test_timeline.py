@@ -112,3 +112,16 @@ def test_the_rank_without_a_timeout_is_the_one_the_others_waited_for(tmp_path: P
     v = analyze(job)
     assert v.category == "hang" and v.root_cause is not None and v.root_cause.rank == 2
     assert "does not" in v.summary
+
+
+def test_clock_skew_is_estimated_and_corrects_the_order(tmp_path: Path) -> None:
+    oom = "{t} - ERROR - [rank{r}]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB."
+    for rank, skew, failed_at in ((0, 0, 310), (1, 30, 295)):
+        lines = [megatron(s, T0 + timedelta(seconds=2 * s + skew)) for s in range(1, 150)]
+        when = T0 + timedelta(seconds=failed_at + skew)
+        lines.append(oom.format(t=f"{when:%Y-%m-%d %H:%M:%S},000", r=rank))
+        (tmp_path / f"rank_{rank}.log").write_text("\n".join(lines) + "\n")
+    v = analyze(tmp_path)
+    assert [(c.rank, round(c.offset)) for c in v.clock_skew] == [(1, 30)]
+    # rank 1 logged its OOM 15 s after rank 0, on a clock 30 s fast: it failed first
+    assert v.category == "device_oom" and v.root_cause is not None and v.root_cause.rank == 1
