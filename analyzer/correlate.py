@@ -62,6 +62,9 @@ class Evidence:
     timeline: Timeline
     end: LogTime | None  # the end of the evidence in time
     clock_skew: tuple[ClockSkew, ...]  # streams whose clocks disagree by a second or more
+    # Files whose lines name exactly one rank: it beats a rank read from the path, which
+    # may be a local rank (torchrun's attempt_0/<local_rank>/ folders)
+    file_rank: Mapping[int, int]
 
 
 @dataclass
@@ -82,6 +85,7 @@ class Collector:
         self.counts: Counter[str] = Counter()
         self.completed = False
         self.timeline = Timeline()
+        self._named: dict[int, set[int]] = {}  # ranks the lines of each file name
         self.latest: LogTime | None = None  # the latest wall-clock time any hit carries
 
     def add(self, hit: Hit) -> None:
@@ -91,6 +95,10 @@ class Collector:
             and (self.latest is None or hit.time.epoch > self.latest.epoch)
         ):
             self.latest = hit.time
+        if hit.rank is not None and not hit.rank_from_path:
+            named = self._named.setdefault(hit.file_index, set())
+            if len(named) < 2:
+                named.add(hit.rank)
         if hit.signature.role == "progress":
             self.timeline.add(hit)
             return
@@ -186,6 +194,7 @@ class Collector:
             events=events,
             timeline=self.timeline,
             end=end,
+            file_rank={i: next(iter(r)) for i, r in self._named.items() if len(r) == 1},
             clock_skew=tuple(
                 ClockSkew(s.file, s.rank, s.host, offsets[key])
                 for key, s in self.timeline.streams.items()

@@ -369,6 +369,7 @@ class StreamScanner:
         rank = msg.rank if msg.rank is not None else inline_rank(segment)
         if rank is None:
             rank = self._block_rank(context, lines_before)
+        from_path = rank is None and at.stream.rank is not None
         if rank is None:
             rank = at.stream.rank
         self.on_hit(
@@ -385,5 +386,6 @@ class StreamScanner:
                 captures=caps,
                 context=context,
                 context_first_line=at.line - lines_before,
+                rank_from_path=from_path,
             )
         )

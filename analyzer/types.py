@@ -100,6 +100,7 @@ class Hit:
     captures: dict[str, str] = field(default_factory=dict)
     context: tuple[str, ...] = ()
     context_first_line: int = 0
+    rank_from_path: bool = False  # only the file's path named the rank (maybe a local rank)
 
 
 @dataclass(frozen=True)

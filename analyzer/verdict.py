@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from .cascade import Rule, explain
 from .correlate import ROLE_RANK, SEVERITY_RANK, Evidence, template, time_key
@@ -104,8 +105,8 @@ def deciding(candidates: list[Hit], counts: Mapping[str, int], completed: bool) 
     return out
 
 
-def _stall_root(stall: Stall, lang: str) -> tuple[RootCause, str]:
-    last = stall.last
+def _stall_root(stall: Stall, lang: str, ev: Evidence) -> tuple[RootCause, str]:
+    last = replace(stall.last, rank=_rank_of(stall.last, ev))
     step = last.captures.get("step", "?")
     minutes = stall.gap / 60
     if stall.reason == "silent":
@@ -213,6 +214,34 @@ def _culprit(deciding_hits: list[Hit]) -> Hit:
     return min(same, key=lambda h: (_seq(h), time_key(h), h.file_index, h.line))
 
 
+def _rank_of(hit: Hit, ev: Evidence) -> int | None:
+    """The hit's global rank: named by its line, else by the file's other lines, else by
+    its path, else the rank its node-level line struck."""
+    if hit.rank_from_path and hit.file_index in ev.file_rank:
+        return ev.file_rank[hit.file_index]
+    return hit.rank if hit.rank is not None else _node_rank(hit, ev.candidates)
+
+
+def _node_rank(root: Hit, hits: list[Hit]) -> int | None:
+    """The rank a node-level root cause (a kernel line: Xid, OOM killer) struck: the
+    first rank on the same host that reported trouble within two minutes of it."""
+    if root.rank is not None or not root.host or root.time is None or not root.time.absolute:
+        return None
+    t0 = root.time.epoch
+    # A line with no host of its own may be on that host when no other host is in sight.
+    single_host = len({h.host for h in hits if h.host}) <= 1
+    near = [
+        h
+        for h in hits
+        if h.rank is not None
+        and (h.host == root.host or (h.host is None and single_host))
+        and h.time is not None
+        and h.time.absolute
+        and -5.0 <= h.time.epoch - t0 <= 120.0
+    ]
+    return min(near, key=lambda h: h.time.epoch if h.time else 0.0).rank if near else None
+
+
 def decide(ev: Evidence, stats: Stats, lang: str = "en", rules: Sequence[Rule] = ()) -> Verdict:
     """Pick the root cause and map it to recovery per the taxonomy."""
     deciding_hits = deciding(ev.candidates, ev.counts, ev.completed)
@@ -220,7 +249,7 @@ def decide(ev: Evidence, stats: Stats, lang: str = "en", rules: Sequence[Rule] =
     shown = tuple(findings[:MAX_FINDINGS])
     stall = _hang(ev, deciding_hits)
     if stall is not None:
-        rc, summary = _stall_root(stall, lang)
+        rc, summary = _stall_root(stall, lang, ev)
         hang = CATEGORIES["hang"]
         explained = tuple(explain(hang.id, stall.last, findings, rules))
         return Verdict(
@@ -268,7 +297,7 @@ def decide(ev: Evidence, stats: Stats, lang: str = "en", rules: Sequence[Rule] =
         file=root.file,
         line=root.line,
         offset=root.offset,
-        rank=root.rank,
+        rank=_rank_of(root, ev),
         host=root.host,
         time=root.time.iso() if root.time else None,
         signature=sig.id,

@@ -38,11 +38,10 @@ def _row(
 
 
 def render(verdict: Verdict) -> str:
-    rows: dict[tuple[str, int | None], list[object]] = defaultdict(lambda: [None, None])
-    for p in verdict.progress:
-        rows[(p.file, p.rank)][0] = p
-    for e in verdict.events:
-        rows[(e.file, e.rank)][1] = e
+    progress = {(p.file, p.rank): p for p in verdict.progress}
+    events = {(e.file, e.rank): e for e in verdict.events}
+    keys = sorted({*progress, *events}, key=lambda k: (k[0], -1 if k[1] is None else k[1]))
+    rows = {k: (progress.get(k), events.get(k)) for k in keys}
     rc = verdict.root_cause
     out = [
         click.style(
@@ -56,8 +55,11 @@ def render(verdict: Verdict) -> str:
     ]
     lines = []
     for key, (prog, event) in rows.items():
-        sort_time, text = _row(key, prog, event)  # type: ignore[arg-type]
-        is_root = rc is not None and key == (rc.file, rc.rank)
+        sort_time, text = _row(key, prog, event)
+        is_root = rc is not None and (
+            (event is not None and (event.file, event.line) == (rc.file, rc.line))
+            or (prog is not None and (prog.file, prog.last_line) == (rc.file, rc.line))
+        )
         lines.append((sort_time, ("> " if is_root else "  ") + text, is_root))
     lines.sort(key=lambda t: t[0])
     folded: dict[str, int] = defaultdict(int)

@@ -61,48 +61,84 @@ class Scenario:
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario("none", "none", "none", about="clean run, 300 steps, 3 checkpoints"),
     Scenario(
-        "raise-keyerror", "raise", "user_code_error", rank=1,
+        "raise-keyerror",
+        "raise",
+        "user_code_error",
+        rank=1,
         evidence=("stderr", "KeyError: 'input'"),
         about="rank 1 indexes a batch key that is not there; the others lose their gloo peer",
     ),
     Scenario(
-        "shape-mismatch", "shape", "user_code_error", rank=2, step=80,
+        "shape-mismatch",
+        "shape",
+        "user_code_error",
+        rank=2,
+        step=80,
         evidence=("stderr", "mat1 and mat2 shapes cannot be multiplied"),
         about="rank 2 gets a batch of the wrong width: a real shape-mismatch RuntimeError",
     ),
     Scenario(
-        "hang", "hang", "hang", rank=3, step=150,
+        "hang",
+        "hang",
+        "hang",
+        rank=3,
+        step=150,
         evidence=("stdout", "last-progress"),
         about="rank 3 stops making progress before a collective; the others hit the 20 s gloo timeout",
     ),
     Scenario(
-        "kill", "kill", "host_oom", rank=2, step=200,
+        "kill",
+        "kill",
+        "host_oom",
+        rank=2,
+        step=200,
         evidence=("launcher", "exitcode: -9"),
         about="rank 2 is SIGKILLed (as by the kernel OOM killer): exitcode -9, no error file",
     ),
     Scenario(
-        "oom-torch-alloc", "oom", "host_oom", rank=1, step=60,
+        "oom-torch-alloc",
+        "oom",
+        "host_oom",
+        rank=1,
+        step=60,
         evidence=("stderr", "DefaultCPUAllocator: can't allocate memory"),
         about="rank 1 fills host memory with tensors under an RLIMIT_AS cap: torch's CPU allocator fails",
     ),
     Scenario(
-        "memoryerror", "memerror", "host_oom", rank=3, step=60,
+        "memoryerror",
+        "memerror",
+        "host_oom",
+        rank=3,
+        step=60,
         evidence=("stderr", "MemoryError"),
         about="rank 3 fills host memory with Python buffers under an RLIMIT_AS cap: MemoryError",
     ),
     Scenario(
-        "nan-loss", "nan", "numerical_error", rank=2, step=140,
+        "nan-loss",
+        "nan",
+        "numerical_error",
+        rank=2,
+        step=140,
         evidence=("stdout", "Loss is nan, stopping training"),
         about="rank 2's batch holds a NaN; its loss is nan and it stops training (sys.exit(1))",
     ),
     Scenario(
-        "console-keyerror", "raise", "user_code_error", rank=1, layout="console",
+        "console-keyerror",
+        "raise",
+        "user_code_error",
+        rank=1,
+        layout="console",
         evidence=("console", "KeyError: 'input'"),
         env={"RECORD_ERRORS": "0"},
         about="as raise-keyerror, without @record, only the console captured ([defaultN]:[rankN]: prefixes)",
     ),
     Scenario(
-        "console-kill", "kill", "host_oom", rank=0, step=90, layout="console",
+        "console-kill",
+        "kill",
+        "host_oom",
+        rank=0,
+        step=90,
+        layout="console",
         evidence=("console", "exitcode: -9"),
         about="rank 0 is SIGKILLed; only the console captured",
     ),
@@ -149,8 +185,13 @@ def run_scenario(sc: Scenario, work: Path, torchrun: str = DEFAULT_TORCHRUN) -> 
     out_name = "console.log" if sc.layout == "console" else "launcher.log"
     with open(logs / out_name, "wb") as out:
         proc = subprocess.Popen(
-            argv, cwd=work, env=env, stdout=out, stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL, start_new_session=True,
+            argv,
+            cwd=work,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
         )
         try:
             proc.wait(timeout=RUN_TIMEOUT)
@@ -225,7 +266,9 @@ def torch_version(torchrun: str) -> str:
     py = Path(torchrun).parent / "python"
     out = subprocess.run(
         [str(py), "-c", "import torch; print(torch.__version__)"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return out.stdout.strip().split("+")[0]
 
@@ -271,8 +314,11 @@ def main(argv: list[str] | None = None) -> int:
     version = torch_version(args.torchrun)
     for name in args.scenarios or list(BY_NAME):
         label = record(BY_NAME[name], args.torchrun, args.scratch, version)
-        print(f"{name:18} {label['seconds']:5.1f}s  {label['category']:16} "
-              f"rank {label['root_cause_rank']}  {label['root_cause_file']}", flush=True)
+        print(
+            f"{name:18} {label['seconds']:5.1f}s  {label['category']:16} "
+            f"rank {label['root_cause_rank']}  {label['root_cause_file']}",
+            flush=True,
+        )
     return 0
 
 

@@ -45,7 +45,10 @@ class MLP(nn.Module):
     def __init__(self) -> None:
         super().__init__()
         self.net = nn.Sequential(
-            nn.Linear(IN_DIM, HIDDEN), nn.ReLU(), nn.Linear(HIDDEN, HIDDEN), nn.ReLU(),
+            nn.Linear(IN_DIM, HIDDEN),
+            nn.ReLU(),
+            nn.Linear(HIDDEN, HIDDEN),
+            nn.ReLU(),
             nn.Linear(HIDDEN, OUT_DIM),
         )
 
@@ -100,7 +103,9 @@ def main() -> int:
     dist.init_process_group("gloo", timeout=timedelta(seconds=pg_timeout))
     logger.info(
         "initialized process group: backend=%s world_size=%d torch=%s",
-        dist.get_backend(), world, torch.__version__,
+        dist.get_backend(),
+        world,
+        torch.__version__,
     )
     torch.manual_seed(0)
     model = DDP(MLP())
@@ -109,7 +114,9 @@ def main() -> int:
     gen = torch.Generator().manual_seed(1234 + rank)
     logger.info(
         "model has %d parameters; training for %d steps, batch %d per rank",
-        sum(p.numel() for p in model.parameters()), steps, BATCH,
+        sum(p.numel() for p in model.parameters()),
+        steps,
+        BATCH,
     )
     if rank == 0:
         os.makedirs(ckpt_dir, exist_ok=True)
@@ -150,8 +157,14 @@ def main() -> int:
         if step % ckpt_every == 0:
             if rank == 0:
                 path = os.path.join(ckpt_dir, f"checkpoint-{step}.pt")
-                torch.save({"step": step, "model": model.module.state_dict(),
-                            "optimizer": opt.state_dict()}, path)
+                torch.save(
+                    {
+                        "step": step,
+                        "model": model.module.state_dict(),
+                        "optimizer": opt.state_dict(),
+                    },
+                    path,
+                )
                 logger.info("saved checkpoint to %s", path)
             dist.barrier()
 
