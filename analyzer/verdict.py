@@ -216,10 +216,28 @@ def _culprit(deciding_hits: list[Hit]) -> Hit:
 
 def _rank_of(hit: Hit, ev: Evidence) -> int | None:
     """The hit's global rank: named by its line, else by the file's other lines, else by
-    its path, else the rank its node-level line struck."""
+    its path, else the rank whose pid it names, else the rank its node-level line struck."""
     if hit.rank_from_path and hit.file_index in ev.file_rank:
         return ev.file_rank[hit.file_index]
-    return hit.rank if hit.rank is not None else _node_rank(hit, ev.candidates)
+    if hit.rank is not None:
+        return hit.rank
+    by_pid = _pid_rank(hit, ev)
+    return by_pid if by_pid is not None else _node_rank(hit, ev.candidates)
+
+
+def _pid_rank(root: Hit, ev: Evidence) -> int | None:
+    """The rank whose process id a node-level line names (`Killed process 40014`,
+    `Xid ... pid=40014`), from any line that gives both a pid and a rank."""
+    pids = {root.captures.get("pid")} | {
+        f.first.captures.get("pid")
+        for f in ev.findings
+        if f.signature is root.signature and f.first.file == root.file
+    }
+    pids.discard(None)
+    for h in ev.candidates:
+        if h.rank is not None and not h.rank_from_path and h.captures.get("pid") in pids:
+            return h.rank
+    return None
 
 
 def _node_rank(root: Hit, hits: list[Hit]) -> int | None:

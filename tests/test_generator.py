@@ -60,12 +60,6 @@ def test_label_is_valid(seed: int, tmp_path: Path) -> None:
         assert f.is_dir() or f.stat().st_size < 5_000_000, f
 
 
-@pytest.mark.xfail(
-    reason="engine: no rank for kernel-log causes (Xid, OOM killer) although launcher.log maps "
-    "the pid to a local_rank; torchrun log-dir files take the local rank from the path "
-    "although their lines name the global rank ([rankN]:, Rank N)",
-    strict=True,
-)
 def test_held_out_accuracy() -> None:
     figures = report(evaluate(range(1000, 1030)))
     assert figures["category"] >= 0.9
