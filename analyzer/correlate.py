@@ -21,6 +21,7 @@ from .types import ClockSkew, Finding, Hit, LogTime, RankEvent, RankProgress
 
 _MASK = re.compile(r"0x[0-9a-fA-F]+|\d+")
 _MAX_RANKS = 100_000
+_MAX_GROUPS = 10_000
 
 ROLE_RANK = {"cause": 0, "symptom": 1, "confirmation": 2, "progress": 3}
 SEVERITY_RANK = {"fatal": 0, "error": 1, "warning": 2, "info": 3}
@@ -105,6 +106,8 @@ class Collector:
         self.counts[hit.signature.id] += 1
         self.completed = self.completed or hit.signature.completion
         key = (hit.signature.id, template(hit.text))
+        if key not in self._groups and len(self._groups) >= _MAX_GROUPS:
+            key = (hit.signature.id, "*")  # memory stays bounded on endless unique lines
         g = self._groups.get(key)
         if g is None:
             g = self._groups[key] = _Group(hit)

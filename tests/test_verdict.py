@@ -138,3 +138,13 @@ def test_lowest_sequence_number_names_the_rank_that_fell_behind(tmp_path: Path) 
     v = run(_job(tmp_path, files))
     assert v.category == "collective_timeout"
     assert v.root_cause is not None and v.root_cause.rank == 2
+
+
+def test_findings_stay_bounded_on_endless_unique_lines(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from analyzer import correlate
+
+    monkeypatch.setattr(correlate, "_MAX_GROUPS", 5)
+    lines = [f"KeyError: 'key-{chr(97 + i % 26)}{chr(97 + i // 26)}'" for i in range(200)]
+    v = run(_job(tmp_path, {"a.log": lines}))
+    assert len(v.findings) <= 6
+    assert sum(f.count for f in v.findings) == 200
