@@ -45,6 +45,7 @@ class Stream:
     finished: bool = False  # the last step was the last one (step == total)
     intervals: deque[float] = field(default_factory=lambda: deque(maxlen=_INTERVALS))
     marks: dict[int, float] = field(default_factory=dict)
+    mark_lines: dict[int, int] = field(default_factory=dict)  # step -> line, first steps
     host: str | None = None
 
     def add(self, hit: Hit) -> None:
@@ -66,6 +67,8 @@ class Stream:
         step, total = hit.captures.get("step"), hit.captures.get("total")
         if step is not None and step.isdigit():
             self.last_step = int(step)
+            if len(self.mark_lines) < _MARKS:
+                self.mark_lines.setdefault(int(step), hit.line)
             t = hit.time
             if t is not None and t.absolute and len(self.marks) < _MARKS:
                 self.marks.setdefault(int(step), t.epoch)
@@ -99,8 +102,22 @@ class Timeline:
 
     def __init__(self) -> None:
         self.streams: dict[tuple[int, int | None], Stream] = {}
+        self.resumed = False  # a checkpoint was loaded: the run did not start from scratch
+
+    def step_at(self, file_index: int, line: int) -> int | None:
+        """The last step a file reported at or before `line`, among its first steps."""
+        steps = [
+            step
+            for s in self.streams.values()
+            if s.file_index == file_index
+            for step, at in s.mark_lines.items()
+            if at <= line
+        ]
+        return max(steps) if steps else None
 
     def add(self, hit: Hit) -> None:
+        if hit.signature.progress == "checkpoint_load":
+            self.resumed = True
         key = (hit.file_index, hit.rank)
         s = self.streams.get(key)
         if s is None:

@@ -214,6 +214,20 @@ def _culprit(deciding_hits: list[Hit]) -> Hit:
     return min(same, key=lambda h: (_seq(h), time_key(h), h.file_index, h.line))
 
 
+# Steps up to this one count as "the start": no checkpoint of the run predates them.
+_EARLY_STEPS = 2
+
+
+def _diverged_from_the_start(root: Hit, ev: Evidence) -> bool:
+    """NaN from the first steps of a fresh run: there is no good checkpoint to roll back
+    to, and a restart diverges the same way, so the setup must change (the taxonomy's
+    'restart would fail the same way again')."""
+    if root.signature.category != "numerical_error" or ev.timeline.resumed:
+        return False
+    step = ev.timeline.step_at(root.file_index, root.line)
+    return step is not None and step <= _EARLY_STEPS
+
+
 def _rank_of(hit: Hit, ev: Evidence) -> int | None:
     """The hit's global rank: named by its line, else by the file's other lines, else by
     its path, else the rank whose pid it names, else the rank its node-level line struck."""
@@ -311,6 +325,8 @@ def decide(ev: Evidence, stats: Stats, lang: str = "en", rules: Sequence[Rule] =
     cat = CATEGORIES[sig.category]
     recovery = sig.recovery or cat.recovery
     retryable = sig.retryable if sig.retryable_set else cat.retryable
+    if _diverged_from_the_start(root, ev) and not sig.recovery:
+        recovery, retryable = "fix_and_resubmit", False
     rc = RootCause(
         file=root.file,
         line=root.line,

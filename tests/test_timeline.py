@@ -125,3 +125,21 @@ def test_clock_skew_is_estimated_and_corrects_the_order(tmp_path: Path) -> None:
     assert [(c.rank, round(c.offset)) for c in v.clock_skew] == [(1, 30)]
     # rank 1 logged its OOM 15 s after rank 0, on a clock 30 s fast: it failed first
     assert v.category == "device_oom" and v.root_cause is not None and v.root_cause.rank == 1
+
+
+def _nan_run(tmp_path: Path, nan_step: int, resumed: bool = False) -> Path:
+    lines = [" loading checkpoint from /ckpt/gpt at iteration 100"] if resumed else []
+    for s in range(1, nan_step + 1):
+        lines.append(
+            f"{T0 + timedelta(seconds=s):%Y-%m-%d %H:%M:%S},000 - INFO - step {s} loss 2.5"
+        )
+    lines.append("Loss is nan, stopping training")
+    (tmp_path / "train.log").write_text("\n".join(lines) + "\n")
+    return tmp_path
+
+
+def test_nan_from_the_first_steps_needs_a_fix_not_a_rollback(tmp_path: Path) -> None:
+    v = analyze(_nan_run(tmp_path, 1))
+    assert (v.category, v.recovery, v.retryable) == ("numerical_error", "fix_and_resubmit", False)
+    assert analyze(_nan_run(tmp_path, 50)).recovery == "checkpoint_resume"
+    assert analyze(_nan_run(tmp_path, 1, resumed=True)).recovery == "checkpoint_resume"
