@@ -46,18 +46,31 @@ _REQUIRED = (
     "references",
     "examples",
 )
-_OPTIONAL = (
-    "exclude",
-    "message",
+# Every field a signature may have, in the canonical order the built-in files follow.
+KEY_ORDER = (
+    "id",
+    "title",
+    "category",
+    "role",
+    "severity",
+    "blame",
     "recovery",
     "retryable",
-    "override",
-    "evidence",
     "overlaps",
+    "override",
+    "literals",
+    "match",
+    "exclude",
+    "message",
+    "evidence",
     "min_count",
     "completion",
     "progress",
+    "description",
+    "references",
+    "examples",
 )
+_OPTIONAL = tuple(k for k in KEY_ORDER if k not in _REQUIRED)
 
 # Constructs outside the subset shared by Python re, RE2 and Hyperscan.
 _FORBIDDEN = (

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 
 from .cascade import Rule, explain
 from .correlate import ROLE_RANK, SEVERITY_RANK, Evidence, template, time_key
@@ -277,6 +278,13 @@ def _node_rank(root: Hit, hits: list[Hit]) -> int | None:
 def decide(ev: Evidence, stats: Stats, lang: str = "en", rules: Sequence[Rule] = ()) -> Verdict:
     """Pick the root cause and map it to recovery per the taxonomy."""
     deciding_hits = deciding(ev.candidates, ev.counts, ev.completed)
+    verdict = partial(
+        Verdict,
+        stats=stats,
+        progress=ev.progress,
+        events=ev.events,
+        clock_skew=ev.clock_skew,
+    )
     findings = ev.findings
     shown = tuple(findings[:MAX_FINDINGS])
     stall = _hang(ev, deciding_hits)
@@ -284,7 +292,7 @@ def decide(ev: Evidence, stats: Stats, lang: str = "en", rules: Sequence[Rule] =
         rc, summary = _stall_root(stall, lang, ev)
         hang = CATEGORIES["hang"]
         explained = tuple(explain(hang.id, stall.last, findings, rules))
-        return Verdict(
+        return verdict(
             category=hang.id,
             recovery=hang.recovery,
             retryable=hang.retryable,
@@ -292,12 +300,8 @@ def decide(ev: Evidence, stats: Stats, lang: str = "en", rules: Sequence[Rule] =
             summary=summary,
             root_cause=rc,
             findings=shown,
-            stats=stats,
             decided_by="timeline",
-            progress=ev.progress,
-            events=ev.events,
             explained=explained,
-            clock_skew=ev.clock_skew,
         )
     if not deciding_hits:
         summary = (
@@ -305,7 +309,7 @@ def decide(ev: Evidence, stats: Stats, lang: str = "en", rules: Sequence[Rule] =
             if stats.lines
             else ("没有可读取的日志。" if lang == "zh" else "No log lines could be read.")
         )
-        return Verdict(
+        return verdict(
             category=NONE,
             recovery=NONE,
             retryable=None,
@@ -313,11 +317,7 @@ def decide(ev: Evidence, stats: Stats, lang: str = "en", rules: Sequence[Rule] =
             summary=summary,
             root_cause=None,
             findings=shown,
-            stats=stats,
             decided_by="none",
-            progress=ev.progress,
-            events=ev.events,
-            clock_skew=ev.clock_skew,
         )
     root = _culprit(deciding_hits)
     sig = root.signature
@@ -344,7 +344,7 @@ def decide(ev: Evidence, stats: Stats, lang: str = "en", rules: Sequence[Rule] =
     root_first = [f for f in findings if (f.signature.id, template(f.first.text)) == key]
     rest = [f for f in findings if f not in root_first]
     ordered = tuple((root_first + rest)[:MAX_FINDINGS])
-    return Verdict(
+    return verdict(
         category=sig.category,
         recovery=recovery,
         retryable=retryable,
@@ -352,10 +352,6 @@ def decide(ev: Evidence, stats: Stats, lang: str = "en", rules: Sequence[Rule] =
         summary=_summary(root, findings, lang),
         root_cause=rc,
         findings=ordered,
-        stats=stats,
         decided_by="signature",
-        progress=ev.progress,
-        events=ev.events,
         explained=explained,
-        clock_skew=ev.clock_skew,
     )

@@ -11,7 +11,7 @@ from conftest import DEMO_PATTERNS
 from analyzer.analysis import get_matcher
 from analyzer.automaton import available_engines
 from analyzer.matcher import Matcher
-from analyzer.signatures import load_patterns
+from analyzer.signatures import KEY_ORDER, load_patterns
 from analyzer.types import PatternError
 
 BUILTIN = load_patterns()
@@ -181,31 +181,6 @@ def test_every_regex_stays_fast_on_a_pathological_64k_line() -> None:
     assert not slow, "\n".join(slow)
 
 
-CANONICAL_ORDER = [
-    "id",
-    "title",
-    "category",
-    "role",
-    "severity",
-    "blame",
-    "recovery",
-    "retryable",
-    "overlaps",
-    "override",
-    "literals",
-    "match",
-    "exclude",
-    "message",
-    "evidence",
-    "min_count",
-    "completion",
-    "progress",
-    "description",
-    "references",
-    "examples",
-]
-
-
 def test_builtin_files_use_the_canonical_key_order() -> None:
     """One layout for every signature, so files read and diff alike."""
     for f in BUILTIN.files:
@@ -213,4 +188,4 @@ def test_builtin_files_use_the_canonical_key_order() -> None:
         assert list(doc)[:2] == ["family", "vendor"], f
         for sig in doc["signatures"]:
             keys = list(sig)
-            assert keys == sorted(keys, key=CANONICAL_ORDER.index), f"{f}: {sig['id']}: {keys}"
+            assert keys == sorted(keys, key=KEY_ORDER.index), f"{f}: {sig['id']}: {keys}"
