@@ -14,13 +14,13 @@ an upstream bug that loses matches, see available_engines).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import threading
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, Protocol
+
+from . import cache
 
 # (line start offset in block, line end offset, signature indices)
 LineHit = tuple[int, int, tuple[int, ...]]
@@ -175,12 +175,13 @@ class HyperscanAutomaton:
         database from another version or CPU, and then we compile again.
         """
         hs = self._hs
-        key = hashlib.sha256(repr((exprs, flags)).encode()).hexdigest()[:32]
-        path = _cache_dir() / f"hyperscan-{key}.db"
-        try:
-            return hs.loadb(path.read_bytes(), hs.HS_MODE_BLOCK)
-        except (OSError, hs.error):
-            pass
+        name = f"hyperscan-{cache.key(repr((exprs, flags)).encode())}.db"
+        blob = cache.read(name)
+        if blob is not None:
+            try:
+                return hs.loadb(blob, hs.HS_MODE_BLOCK)
+            except hs.error:
+                pass
         db = hs.Database(mode=hs.HS_MODE_BLOCK)
         try:
             db.compile(
@@ -188,13 +189,7 @@ class HyperscanAutomaton:
             )
         except hs.error:
             raise self._culprit(exprs, flags) from None
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_bytes(hs.dumpb(db))
-            os.replace(tmp, path)
-        except OSError:
-            pass  # a read-only home only costs the compile time
+        cache.write(name, hs.dumpb(db))
         return db
 
     def _culprit(self, exprs: list[bytes], flags: list[int]) -> ValueError:
@@ -290,14 +285,6 @@ class RE2Automaton:
                 lines.setdefault(start, (end, set()))[1].add(self._owner[pid])
                 pos = end + 1
         return [(start, end, tuple(sorted(sigs))) for start, (end, sigs) in sorted(lines.items())]
-
-
-def _cache_dir() -> Path:
-    explicit = os.environ.get("HA_ANALYZE_CACHE")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "ha-analyze"
 
 
 def available_engines() -> list[str]:

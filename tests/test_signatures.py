@@ -189,3 +189,14 @@ def test_builtin_files_use_the_canonical_key_order() -> None:
         for sig in doc["signatures"]:
             keys = list(sig)
             assert keys == sorted(keys, key=KEY_ORDER.index), f"{f}: {sig['id']}: {keys}"
+
+
+def test_validated_files_are_cached_and_equal(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("HA_ANALYZE_CACHE", str(tmp_path))
+    first = load_patterns([DEMO_PATTERNS], builtin=False)
+    assert list(tmp_path.glob("patterns-*.json"))
+    second = load_patterns([DEMO_PATTERNS], builtin=False)
+    assert second.signatures == first.signatures
+    for f in tmp_path.glob("patterns-*.json"):
+        f.write_text("not json")
+    assert load_patterns([DEMO_PATTERNS], builtin=False).signatures == first.signatures
