@@ -28,6 +28,10 @@ _TAIL = 64 * 1024
 # Hits per (file, signature) that get full context; later ones only count, so a log
 # with a million identical warnings stays cheap.
 _DETAILED = 200
+# Progress-only lines read per block: the first few and the last few (see
+# StreamScanner._progress_to_skip).
+_PROGRESS_HEAD, _PROGRESS_TAIL = 4, 3
+_RANK_BYTES = re.compile(rb"(?:\[(?:rank|default)(\d{1,6})\]:|(\d{1,6}): )")
 _FRAME = re.compile(r'^\s*File "[^"]*", line \d+')
 _EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b")
 _TRACEBACK = "Traceback (most recent call last):"
@@ -207,6 +211,7 @@ class StreamScanner:
         self.on_hit = on_hit
         self.year = year
         self._detailed: dict[tuple[int, int], int] = {}
+        self._progress = [s.role == "progress" for s in matcher.signatures]
 
     def scan(self, stream: Stream, file_index: int) -> FileScan:
         """Read a stream to its end."""
@@ -267,10 +272,13 @@ class StreamScanner:
         if not hits:
             return
         ctx = _Block(tail, block)
+        skip = self._progress_to_skip(block, hits)
         pos, line = 0, lineno
-        for start, end, candidates in hits:
+        for index, (start, end, candidates) in enumerate(hits):
             line += block.count(b"\n", pos, start)
             pos = start
+            if index in skip:
+                continue
             raw = decode(block[start:end])
             if self._quotes_code(ctx, start, raw):
                 continue
@@ -280,6 +288,27 @@ class StreamScanner:
                 at = _LineAt(stream, file_index, line, offset, start, end, ctx)
                 for i, caps in self._best(candidates, msg.text):
                     self._emit(at, i, caps, segment, msg)
+
+    def _progress_to_skip(
+        self, block: bytes, hits: list[tuple[int, int, tuple[int, ...]]]
+    ) -> set[int]:
+        """Lines that can only be progress, beyond the first and last few of the block.
+
+        Step lines are often a third of a log; a timeline needs the first steps (to
+        align clocks and estimate the step time), the last ones (where a rank stopped)
+        and consecutive pairs for intervals, not every step: the rest are skipped unread.
+        """
+        by_rank: dict[bytes, list[int]] = {}
+        for i, (start, _, cands) in enumerate(hits):
+            if all(self._progress[c] for c in cands):
+                # a console of many ranks interleaves their steps: sample per rank prefix
+                m = _RANK_BYTES.match(block, start)
+                key = (m.group(1) or m.group(2)) if m else b""
+                by_rank.setdefault(key, []).append(i)
+        skip: set[int] = set()
+        for only in by_rank.values():
+            skip.update(only[_PROGRESS_HEAD:-_PROGRESS_TAIL])
+        return skip
 
     @staticmethod
     def _quotes_code(ctx: _Block, start: int, raw: str) -> bool:

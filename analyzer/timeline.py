@@ -60,8 +60,11 @@ class Stream:
         prev = self.last
         if prev is not None and prev.time and hit.time and prev.time.absolute == hit.time.absolute:
             delta = hit.time.epoch - prev.time.epoch
+            # Progress lines are sampled per block: a span of several steps counts per step.
+            a, b = prev.captures.get("step", ""), hit.captures.get("step", "")
+            steps = int(b) - int(a) if a.isdigit() and b.isdigit() and int(b) > int(a) else 1
             if delta > 0:
-                self.intervals.append(delta)
+                self.intervals.append(delta / steps)
         self.last = hit
         self.last_phase = None
         step, total = hit.captures.get("step"), hit.captures.get("total")
