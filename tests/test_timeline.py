@@ -143,3 +143,10 @@ def test_nan_from_the_first_steps_needs_a_fix_not_a_rollback(tmp_path: Path) -> 
     assert (v.category, v.recovery, v.retryable) == ("numerical_error", "fix_and_resubmit", False)
     assert analyze(_nan_run(tmp_path, 50)).recovery == "checkpoint_resume"
     assert analyze(_nan_run(tmp_path, 1, resumed=True)).recovery == "checkpoint_resume"
+
+
+def test_an_evaluation_pause_is_not_a_hang(tmp_path: Path) -> None:
+    evaluation = f"[INFO|trainer.py:3614] {T0 + timedelta(seconds=241):%Y-%m-%d %H:%M:%S},000 >> ***** Running Evaluation *****"
+    job = write_job(tmp_path, {0: 120}, {"monitor.log": [monitor(25)]})
+    (job / "rank_0.log").write_text((job / "rank_0.log").read_text() + evaluation + "\n")
+    assert analyze(job).category == "none"  # 21 min into an evaluation
