@@ -91,6 +91,7 @@ def analyze(
     now: datetime | None = None,
     hang_factor: float = HANG_FACTOR,
     hang_min_gap: float = HANG_MIN_GAP,
+    redact: bool = True,
 ) -> Verdict:
     """Analyse the logs of one job and return its root-cause verdict.
 
@@ -102,6 +103,7 @@ def analyze(
     end of the evidence is the latest timestamp in any file.
     `hang_factor`, `hang_min_gap`: a rank whose progress stopped longer ago than this many
     times its median step time, and at least this many seconds, is hung.
+    `redact`: replace secrets (tokens, keys, passwords) in every line of the verdict.
     """
     if lang not in ("en", "zh"):
         raise AnalyzerError(f"lang must be 'en' or 'zh', not {lang!r}")
@@ -110,7 +112,7 @@ def analyze(
     matcher = get_matcher(patterns, builtin=builtin_patterns, engine=engine)
     notes = SourceNotes()
     collector = Collector()
-    scanner = StreamScanner(matcher, collector.add, YearRef())
+    scanner = StreamScanner(matcher, collector.add, YearRef(), redact)
     files = lines = nbytes = truncated = 0
     ends: list[LogTime] = []
     for index, stream in enumerate(iter_streams(path_list, notes)):

@@ -97,6 +97,11 @@ def main() -> None:
     help="...and at least this many seconds (longer during checkpoint saves).",
 )
 @click.option(
+    "--no-redact",
+    is_flag=True,
+    help="Show lines as logged: do not replace tokens, keys and passwords with [REDACTED].",
+)
+@click.option(
     "--no-builtin",
     is_flag=True,
     help="Use only the signatures given with --patterns, not the built-in catalogue.",
@@ -110,6 +115,7 @@ def analyze_cmd(
     now: datetime | None,
     hang_factor: float,
     hang_min_gap: float,
+    no_redact: bool,
     no_builtin: bool,
 ) -> None:
     """Analyse the logs of one job and print its root-cause verdict."""
@@ -123,6 +129,7 @@ def analyze_cmd(
             now=now,
             hang_factor=hang_factor,
             hang_min_gap=hang_min_gap,
+            redact=not no_redact,
         )
     except PatternError as e:
         raise click.UsageError(str(e)) from None

@@ -15,6 +15,7 @@ from datetime import date
 from .correlate import ROLE_RANK, SEVERITY_RANK
 from .lines import Message, clean, has_year, inline_rank, line_host, parse_time, strip_prefix
 from .matcher import Matcher
+from .redact import redact
 from .sources import Stream
 from .types import Hit, LogTime, Signature
 
@@ -37,6 +38,10 @@ _EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warn
 _TRACEBACK = "Traceback (most recent call last):"
 _BLOCK_RANK = re.compile(r"^\s*rank\s*:\s*(\d+)\s*\(local_rank:\s*\d+\)")
 _CHAINED = ("During handling", "The above exception")
+
+
+def _as_is(text: str) -> str:
+    return text
 
 
 def decode(raw: bytes) -> str:
@@ -206,8 +211,16 @@ class _LineAt:
 class StreamScanner:
     """Scans streams with one Matcher and reports hits to a callback."""
 
-    def __init__(self, matcher: Matcher, on_hit: Callable[[Hit], None], year: YearRef) -> None:
+    def __init__(
+        self,
+        matcher: Matcher,
+        on_hit: Callable[[Hit], None],
+        year: YearRef,
+        redact_secrets: bool = True,
+    ) -> None:
         self.matcher = matcher
+        # lines leave the engine only through hits: redacting them here covers every sink
+        self.clean_text: Callable[[str], str] = redact if redact_secrets else _as_is
         self.on_hit = on_hit
         self.year = year
         self._detailed: dict[tuple[int, int], int] = {}
@@ -408,12 +421,12 @@ class StreamScanner:
                 file_index=at.file_index,
                 line=at.line,
                 offset=at.offset,
-                text=segment[:TEXT_CAP],
+                text=self.clean_text(segment[:TEXT_CAP]),
                 time=when,
                 rank=rank,
                 host=msg.host or line_host(segment) or at.stream.host,
-                captures=caps,
-                context=context,
+                captures={k: self.clean_text(v) for k, v in caps.items()},
+                context=tuple(self.clean_text(c) for c in context),
                 context_first_line=at.line - lines_before,
                 rank_from_path=from_path,
             )
