@@ -235,6 +235,12 @@ class StreamScanner:
                 if not chunk:
                     break
                 feed.feed(chunk)
+                if stream.limit is not None and feed.fs.bytes >= stream.limit:
+                    feed.fs.error = (
+                        f"stopped after {feed.fs.bytes:,} decompressed bytes: it expands "
+                        "far beyond its stored size (a decompression bomb?)"
+                    )
+                    break
         except Exception as e:  # truncated gzip, I/O errors, corrupt members: keep what we have
             feed.fs.error = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
         feed.close()

@@ -25,6 +25,9 @@ from pathlib import Path
 from typing import BinaryIO
 
 _HEAD = 8192
+EXPANSION_RATIO = 1000
+MIN_EXPANSION_LIMIT = 1 << 30
+UNKNOWN_SIZE_LIMIT = 64 << 30  # stdin and other streams of unknown stored size
 _MAX_NESTING = 3
 _GZIP, _BZ2, _XZ, _ZSTD = b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00", b"\x28\xb5\x2f\xfd"
 _BINARY_MAGIC = (
@@ -61,6 +64,9 @@ class Stream:
     reader: BinaryIO
     rank: int | None
     host: str | None
+    # Decompressed bytes beyond which reading stops: a decompression bomb (a few KB that
+    # expand to terabytes of zeros) must end in bounded time with a note.
+    limit: int | None = None
 
 
 @dataclass
@@ -159,21 +165,39 @@ def _is_tar(head: bytes) -> bool:
     return len(head) >= 262 and head[257:262] == b"ustar"
 
 
+def _expansion_limit(packed: int | None, outer: int | None) -> int:
+    """How far a compressed stream may expand: logs compress 10-50x, bombs 1000x+."""
+    own = max(MIN_EXPANSION_LIMIT, EXPANSION_RATIO * packed) if packed else UNKNOWN_SIZE_LIMIT
+    return min(own, outer) if outer else own
+
+
 def _streams_of(
-    name: str, raw: BinaryIO, notes: SourceNotes, depth: int = 0, path: Path | None = None
+    name: str,
+    raw: BinaryIO,
+    notes: SourceNotes,
+    depth: int = 0,
+    path: Path | None = None,
+    packed: int | None = None,
+    limit: int | None = None,
 ) -> Iterator[Stream]:
-    """Decompress and unpack one byte stream into the log streams it holds."""
+    """Decompress and unpack one byte stream into the log streams it holds.
+
+    `packed` is the stream's size as stored (when known), `limit` the expansion limit
+    inherited from an enclosing compressed archive.
+    """
     try:
         head = _read_head(raw)
         inner = _decompressor(head, _Prefixed(head, raw))  # type: ignore[arg-type]
         if inner is not None:
             raw = inner
             head = _read_head(raw)
+            limit = _expansion_limit(packed, limit)
         if _is_tar(head):
             if depth >= _MAX_NESTING:
                 notes.skip(name, f"archive nested deeper than {_MAX_NESTING} levels")
                 return
-            yield from _tar_members(name, _Prefixed(head, raw), notes, depth)  # type: ignore[arg-type]
+            members = _tar_members(name, _Prefixed(head, raw), notes, depth, limit)  # type: ignore[arg-type]
+            yield from members
             return
         if head.startswith(b"PK\x03\x04"):
             if path is not None and name.lower().endswith(_ZIP_EXT) and depth < _MAX_NESTING:
@@ -191,10 +215,12 @@ def _streams_of(
         notes.unreadable_file(name, f"{type(e).__name__}: {e}")
         return
     rank, host = path_hints(name)
-    yield Stream(name, io.BufferedReader(_Prefixed(head, raw), 1 << 20), rank, host)
+    yield Stream(name, io.BufferedReader(_Prefixed(head, raw), 1 << 20), rank, host, limit)
 
 
-def _tar_members(name: str, f: BinaryIO, notes: SourceNotes, depth: int) -> Iterator[Stream]:
+def _tar_members(
+    name: str, f: BinaryIO, notes: SourceNotes, depth: int, limit: int | None
+) -> Iterator[Stream]:
     with tarfile.open(fileobj=f, mode="r|") as tf:
         for member in tf:
             mname = f"{name}!{member.name}"
@@ -205,7 +231,7 @@ def _tar_members(name: str, f: BinaryIO, notes: SourceNotes, depth: int) -> Iter
             fobj = tf.extractfile(member)
             if fobj is None:
                 continue
-            yield from _streams_of(mname, fobj, notes, depth + 1)  # type: ignore[arg-type]
+            yield from _streams_of(mname, fobj, notes, depth + 1, packed=member.size, limit=limit)  # type: ignore[arg-type]
 
 
 def _zip_members(name: str, path: Path, notes: SourceNotes, depth: int) -> Iterator[Stream]:
@@ -225,7 +251,14 @@ def _zip_members(name: str, path: Path, notes: SourceNotes, depth: int) -> Itera
                 notes.unreadable_file(mname, str(e))
                 continue
             with fobj:
-                yield from _streams_of(mname, fobj, notes, depth + 1)  # type: ignore[arg-type]
+                yield from _streams_of(
+                    mname,
+                    fobj,  # type: ignore[arg-type]
+                    notes,
+                    depth + 1,
+                    packed=info.compress_size,
+                    limit=_expansion_limit(info.compress_size, None),
+                )
 
 
 def _open_file(path: Path, name: str, notes: SourceNotes) -> Iterator[Stream]:
@@ -243,7 +276,7 @@ def _open_file(path: Path, name: str, notes: SourceNotes) -> Iterator[Stream]:
         notes.unreadable_file(name, e.strerror or str(e))
         return
     with f:
-        yield from _streams_of(name, f, notes, path=path)
+        yield from _streams_of(name, f, notes, path=path, packed=st.st_size)
 
 
 def _walk(root: Path, prefix: str, notes: SourceNotes) -> Iterator[Stream]:

@@ -142,3 +142,33 @@ def test_truncated_gzip_raises_only_while_reading(tmp_path: Path) -> None:
 )
 def test_path_hints(name: str, rank: int | None, host: str | None) -> None:
     assert path_hints(name) == (rank, host)
+
+
+def test_a_decompression_bomb_stops_with_a_note(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from analyzer import analyze, sources
+
+    monkeypatch.setattr(sources, "MIN_EXPANSION_LIMIT", 1 << 20)  # 1 MiB floor for the test
+    bomb = gzip.compress(b"A" * (64 << 20))  # ~64 KB that expand to 64 MiB of text
+    (tmp_path / "bomb.log.gz").write_bytes(bomb)
+    (tmp_path / "ok.log").write_text(
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB\n"
+    )
+    v = analyze(tmp_path)
+    read = v.stats.bytes - len(
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB\n"
+    )
+    assert read < 64 << 20 and read <= max(1 << 20, 1000 * len(bomb)) + (1 << 20)
+    assert any("bomb.log.gz" in n and "decompression bomb" in n for n in v.stats.notes)
+    assert v.category == "device_oom"  # the rest is still analysed
+
+
+def test_tar_member_names_are_never_paths_on_disk(tmp_path: Path) -> None:
+    evil = _tar_bytes({"../../etc/evil.log": LOG, "/abs/path.log": LOG}, "w")
+    (tmp_path / "evil.tar").write_bytes(evil)
+    before = set(Path(tmp_path).rglob("*"))
+    out, _ = _read_all([str(tmp_path / "evil.tar")])
+    assert set(out) == {
+        f"{tmp_path}/evil.tar!../../etc/evil.log",
+        f"{tmp_path}/evil.tar!/abs/path.log",
+    }
+    assert set(Path(tmp_path).rglob("*")) == before  # nothing extracted
