@@ -1,0 +1,54 @@
+"""Property-based tests: no input makes a stage raise, and results are deterministic.
+
+CI runs a bounded number of examples; a long run is:
+    HYPOTHESIS_PROFILE=long python3 -m pytest tests/test_fuzz.py
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from analyzer import analyze
+from analyzer.lines import clean, inline_rank, line_host, parse_time, strip_prefix
+from analyzer.redact import redact
+
+settings.register_profile("ci", max_examples=60, deadline=None)
+settings.register_profile("long", max_examples=5000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+# Log-like text: the characters logs are made of, plus control and non-ASCII ones.
+log_text = st.text(
+    alphabet=st.sampled_from(list("0123456789:-.,[]() _=/|abcdefrankERROR\r\t\x1b\x00é磁")),
+    max_size=300,
+)
+log_bytes = st.binary(max_size=4000) | log_text.map(lambda t: t.encode("utf-8", "surrogatepass"))
+
+
+@given(log_text)
+def test_line_stages_never_raise(text: str) -> None:
+    for segment in clean(text):
+        msg = strip_prefix(segment)
+        inline_rank(msg.text)
+        line_host(segment)
+        parse_time(segment, 2026)
+        assert redact(redact(segment)) == redact(segment)  # idempotent
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(log_bytes, min_size=1, max_size=4))
+def test_analyze_never_raises_and_is_deterministic(tmp_path: Path, blobs: list[bytes]) -> None:
+    job = tmp_path / f"job{abs(hash(tuple(blobs)))}"
+    job.mkdir(exist_ok=True)
+    for i, blob in enumerate(blobs):
+        (job / f"rank_{i}.log").write_bytes(blob)
+    first, second = analyze(job).to_dict(), analyze(job).to_dict()
+    for v in (first, second):
+        v["stats"].pop("seconds")
+    assert first == second
+    skipped = set(first["stats"]["skipped"])
+    expected = sum(b.count(b"\n") for i, b in enumerate(blobs) if f"rank_{i}.log" not in skipped)
+    assert first["stats"]["lines"] == expected  # wc -l of everything that was read
