@@ -200,3 +200,17 @@ def test_validated_files_are_cached_and_equal(tmp_path, monkeypatch) -> None:  #
     for f in tmp_path.glob("patterns-*.json"):
         f.write_text("not json")
     assert load_patterns([DEMO_PATTERNS], builtin=False).signatures == first.signatures
+
+
+@pytest.mark.parametrize(
+    "rx",
+    [r"(a+)+b", r"(\w+\s?)+$", r"(.*a){12}", r"((ab)*)+c", r"(\d+)*\."],
+    ids=["a-plus-plus", "word-space", "dot-star-counted", "nested-star", "digits-star"],
+)
+def test_known_redos_user_patterns_are_refused_by_name(tmp_path: Path, rx: str) -> None:
+    sig = _sig(id="mine-redos", match=["CUDA out of memory" + rx], message=None)
+    d = _write(tmp_path, {"family": "mine", "signatures": [sig]})
+    with pytest.raises(PatternError) as e:
+        load_patterns([d], builtin=False)
+    assert "mine-redos" in str(e.value)
+    assert "backtrack" in str(e.value) or "not allowed" in str(e.value) or "empty" in str(e.value)

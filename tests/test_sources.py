@@ -172,3 +172,19 @@ def test_tar_member_names_are_never_paths_on_disk(tmp_path: Path) -> None:
         f"{tmp_path}/evil.tar!/abs/path.log",
     }
     assert set(Path(tmp_path).rglob("*")) == before  # nothing extracted
+
+
+@pytest.mark.parametrize(
+    "compress",
+    [lzma.compress, bz2.compress, lambda b: zstandard.ZstdCompressor().compress(b)],
+    ids=["xz", "bz2", "zst"],
+)
+def test_every_codec_is_bounded_against_bombs(tmp_path: Path, monkeypatch, compress) -> None:  # type: ignore[no-untyped-def]
+    from analyzer import analyze, sources
+
+    monkeypatch.setattr(sources, "MIN_EXPANSION_LIMIT", 1 << 20)
+    blob = compress(b"A" * (48 << 20))
+    (tmp_path / "bomb.log.x").write_bytes(blob)
+    v = analyze(tmp_path)
+    assert v.stats.bytes < 48 << 20
+    assert any("decompression bomb" in n for n in v.stats.notes)
