@@ -148,3 +148,12 @@ def test_findings_stay_bounded_on_endless_unique_lines(tmp_path: Path, monkeypat
     v = run(_job(tmp_path, {"a.log": lines}))
     assert len(v.findings) <= 6
     assert sum(f.count for f in v.findings) == 200
+
+
+def test_user_prints_quoting_failures_forge_no_verdict() -> None:
+    """Prose that quotes failure messages (tips, retry policies, grep patterns) is not
+    the framework printing them: signatures anchor on the framework's own prefixes."""
+    from conftest import FIXTURES
+
+    v = analyze(FIXTURES / "forged")
+    assert v.category == "none" and v.findings == ()
