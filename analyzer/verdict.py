@@ -67,13 +67,14 @@ def _summary(root: Hit, findings: list[Finding], lang: str) -> str:
         where.append(f"rank {root.rank}")
     if root.host:
         where.append(root.host)
+    telling = [f for f in findings if f.signature.severity != "info"]  # info is context
     others = Counter(
         f.signature.category
-        for f in findings
+        for f in telling
         if f.first is not root and f.signature.role != "cause"
         for _ in range(f.count)
     )
-    n_other = sum(f.count for f in findings) - 1
+    n_other = sum(f.count for f in telling) - 1
     if lang == "zh":
         head = f"{category_name(sig.category, 'zh')}"
         loc = f"（{', '.join(where)}）" if where else ""
