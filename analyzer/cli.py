@@ -22,6 +22,7 @@ from .taxonomy import CATEGORIES
 from .types import PatternError
 
 EXIT_UNREADABLE = 3
+_NOTES_ON_STDERR = 10  # the JSON holds them all; a folder of binaries must not flood stderr
 
 
 class _DefaultGroup(click.Group):
@@ -137,8 +138,12 @@ def analyze_cmd(
         from .sinks import json as json_sink
 
         click.echo(json_sink.render(verdict))
-        for note in verdict.stats.notes:
+        notes = verdict.stats.notes
+        for note in notes[:_NOTES_ON_STDERR]:
             click.echo(f"ha-analyze: {note}", err=True)
+        if len(notes) > _NOTES_ON_STDERR:
+            more = len(notes) - _NOTES_ON_STDERR
+            click.echo(f"ha-analyze: ... {more} more notes in stats.notes", err=True)
     elif fmt == "timeline":
         from .sinks import timeline
 
