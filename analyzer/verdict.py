@@ -8,6 +8,7 @@ of the top by the signatures' roles, not by special cases here.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -241,15 +242,20 @@ def _rank_of(hit: Hit, ev: Evidence) -> int | None:
     return by_pid if by_pid is not None else _node_rank(hit, ev.candidates)
 
 
+# A process id as kernel and launcher lines print it: "pid=40126", "pid: 40126",
+# "Killed process 40126 (python)".
+_PID = re.compile(r"\bpid[=:] ?'?(\d{2,10})|[Kk]ill(?:ed)? process (\d{2,10})")
+
+
 def _pid_rank(root: Hit, ev: Evidence) -> int | None:
     """The rank whose process id a node-level line names (`Killed process 40014`,
     `Xid ... pid=40014`), from any line that gives both a pid and a rank."""
-    pids = {root.captures.get("pid")} | {
-        f.first.captures.get("pid")
+    texts = [root.text] + [
+        f.first.text
         for f in ev.findings
         if f.signature is root.signature and f.first.file == root.file
-    }
-    pids.discard(None)
+    ]
+    pids = {m.group(1) or m.group(2) for t in texts for m in _PID.finditer(t)}
     for h in ev.candidates:
         if h.rank is not None and not h.rank_from_path and h.captures.get("pid") in pids:
             return h.rank
