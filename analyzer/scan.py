@@ -76,7 +76,6 @@ class FileScan:
     lines: int = 0
     bytes: int = 0
     truncated: int = 0
-    first_time: LogTime | None = None
     last_time: LogTime | None = None
     error: str | None = None
 
@@ -251,12 +250,9 @@ class StreamScanner:
         return StreamFeed(self, stream, file_index)
 
     def _sample_times(self, fs: FileScan, block: bytes) -> None:
-        """First and last timestamp of the block: the file's time span, cheaply."""
-        head = decode(block[:512].split(b"\n", 1)[0])
-        self.year.see(head)
-        t = parse_time(clean(head)[0], self.year.year)
-        if t and fs.first_time is None:
-            fs.first_time = t
+        """The year anchor from the block's first line, the file's last timestamp from its
+        last lines: the end of the evidence, cheaply."""
+        self.year.see(decode(block[:512].split(b"\n", 1)[0]))
         end = len(block.rstrip(b"\n"))
         for _ in range(5):
             start = block.rfind(b"\n", 0, end) + 1

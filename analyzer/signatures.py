@@ -11,6 +11,7 @@ import re
 import string
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -157,6 +158,7 @@ def _load_file(path: Path) -> list[Signature]:
     return [s for s, _ in _load_file_with_override(path)]
 
 
+@lru_cache(maxsize=1)
 def _validator_source() -> bytes:
     """The code that decides whether a pattern file is valid: part of the cache key."""
     here = Path(__file__).resolve().parent

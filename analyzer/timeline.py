@@ -38,7 +38,6 @@ class Stream:
     file_index: int
     rank: int | None
     count: int = 0
-    first: Hit | None = None
     last: Hit | None = None
     last_step: int | None = None
     last_phase: Hit | None = None  # a checkpoint save or eval after the last step
@@ -55,8 +54,6 @@ class Stream:
                 self.last_phase = hit
             return
         self.count += 1
-        if self.first is None:
-            self.first = hit
         prev = self.last
         if prev is not None and prev.time and hit.time and prev.time.absolute == hit.time.absolute:
             delta = hit.time.epoch - prev.time.epoch
@@ -94,7 +91,6 @@ class Stall:
     last: Hit
     gap: float
     step_time: float
-    threshold: float
     # "stalled": no progress for far longer than its step time; "silent": the only
     # ranks without the timeout the others reported (they waited for it)
     reason: str = "stalled"
@@ -149,7 +145,7 @@ class Timeline:
                 threshold = max(threshold, SLOW_PHASE_GAP)
             gap = end.epoch - last.time.epoch
             if gap > threshold:
-                out.append(Stall(s, last, gap, step_time, threshold))
+                out.append(Stall(s, last, gap, step_time))
         offsets = offsets or {}
 
         def stopped(st: Stall) -> tuple[float, int]:
@@ -172,7 +168,7 @@ class Timeline:
         assert first.last is not None
         last_time = first.last.time
         gap = end.epoch - last_time.epoch if end and last_time and last_time.absolute else 0.0
-        return Stall(first, first.last, max(gap, 0.0), first.step_time() or 0.0, 0.0, "silent")
+        return Stall(first, first.last, max(gap, 0.0), first.step_time() or 0.0, "silent")
 
     def clock_offsets(self) -> dict[tuple[int, int | None], float]:
         """Per-stream clock offsets (seconds ahead of the reference stream).

@@ -6,7 +6,7 @@ these types without pulling in the rest of the engine.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
@@ -208,16 +208,7 @@ class RankProgress:
     stalled_seconds: float | None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "file": self.file,
-            "rank": self.rank,
-            "steps": self.steps,
-            "last_step": self.last_step,
-            "last_line": self.last_line,
-            "last_time": self.last_time,
-            "step_seconds": self.step_seconds,
-            "stalled_seconds": self.stalled_seconds,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -235,17 +226,7 @@ class RankEvent:
     text: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "file": self.file,
-            "rank": self.rank,
-            "host": self.host,
-            "line": self.line,
-            "time": self.time,
-            "signature": self.signature,
-            "role": self.role,
-            "category": self.category,
-            "text": self.text,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)
