@@ -15,6 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import re2
 import yaml
 
 try:  # the parser behind `re`; its tree shows nested repeats exactly
@@ -369,6 +370,18 @@ def check_regex(rx: str, fail: Any) -> None:
     for m in _INLINE_FLAGS.finditer(rx):
         if m.start() != 0 or m.group() != "(?i)":
             raise fail("match", f"only a leading '(?i)' inline flag is allowed: {rx!r}")
+    try:
+        compile_exact(rx)
+    except re2.error as e:
+        why = e.args[0].decode() if e.args and isinstance(e.args[0], bytes) else str(e)
+        raise fail("match", f"RE2 cannot run {rx!r}: {why}") from None
+
+
+def compile_exact(rx: str) -> Any:
+    """A signature regex as the engine's exact check runs it: RE2, linear in the line."""
+    options = re2.Options()
+    options.log_errors = False
+    return re2.compile(rx, options)
 
 
 def _nested_repeat(items: Any, inside: bool = False) -> bool:

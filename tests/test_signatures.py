@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -95,6 +97,7 @@ def _sig(**over: object) -> dict:  # type: ignore[type-arg]
         ({"match": ["(?s)CUDA"]}, "only a leading '(?i)'"),
         ({"match": ["x*"]}, "matches the empty string"),
         ({"match": ["CUDA out of memory(?: \\w+)+ x"]}, "nested quantifiers"),
+        ({"match": ["CUDA out of memory.{0,5000}x"]}, "RE2 cannot run"),
         ({"match": ["(?P<a>\\d+).*(?P<b>\\d+)"]}, "unbounded '.*' between two captures"),
         ({"literals": ["nowhere"]}, "literals: no literal occurs in the positive example"),
         ({"description": "text"}, "description: needs the heading(s)"),
@@ -214,3 +217,33 @@ def test_known_redos_user_patterns_are_refused_by_name(tmp_path: Path, rx: str) 
         load_patterns([d], builtin=False)
     assert "mine-redos" in str(e.value)
     assert "backtrack" in str(e.value) or "not allowed" in str(e.value) or "empty" in str(e.value)
+
+
+def test_polynomial_backtracking_patterns_run_in_linear_time(tmp_path: Path) -> None:
+    """`.*a.*a.*c` has no nested quantifier, so no load-time check refuses it, yet Python's
+    re needs O(n^3) steps to fail on a line of a's: minutes at a thousand characters.
+    The exact check runs on RE2, so a 200 KB hostile line costs milliseconds. The
+    subprocess timeout is a hang guard, far above any normal run, not a speed check.
+    """
+    sig = _sig(
+        id="mine-poly",
+        match=[r"CUDA out of memory\. Tried.*a.*a.*b"],
+        exclude=[r".*a.*a.*c"],
+        message=None,
+        examples=[
+            {"log": "CUDA out of memory. Tried a a b", "match": True},
+            {"log": "CUDA out of memory. Tried a a c b", "match": False},
+        ],
+    )
+    d = _write(tmp_path, {"family": "mine", "signatures": [sig]})
+    log = tmp_path / "hostile.log"
+    log.write_text("CUDA out of memory. Tried " + "a" * 200_000 + "b\n", encoding="ascii")
+    code = (
+        "import sys; from analyzer import analyze; "
+        f"v = analyze([{str(log)!r}], patterns=[{str(d)!r}], builtin_patterns=False); "
+        "print(v.category)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.stdout.strip() == "device_oom", done.stderr
