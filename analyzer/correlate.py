@@ -66,6 +66,9 @@ class Evidence:
     # Files whose lines name exactly one rank: it beats a rank read from the path, which
     # may be a local rank (torchrun's attempt_0/<local_rank>/ folders)
     file_rank: Mapping[int, int]
+    # Candidates (signature id, file, rank) after every one of whose lines the same stream
+    # went on training: whatever the line said, it did not stop the run
+    survived: frozenset[tuple[str, int, int | None]] = frozenset()
 
 
 @dataclass
@@ -75,6 +78,12 @@ class _Group:
     ranks: set[int] = field(default_factory=set)
     files: set[int] = field(default_factory=set)
     last_time: LogTime | None = None
+
+
+# Categories whose evidence sits beside progress by nature: a NaN loss is printed in the
+# step line, a hang's last progress is the evidence itself.
+_GO_ON = frozenset({"numerical_error", "hang"})
+_MAX_WAITING = 256
 
 
 class Collector:
@@ -87,6 +96,12 @@ class Collector:
         self.completed = False
         self.timeline = Timeline()
         self._named: dict[int, set[int]] = {}  # ranks the lines of each file name
+        # per progress stream: cause lines still waiting to see whether training went on,
+        # with the stream's step and step count when they appeared
+        self._waiting: dict[
+            tuple[int, int | None], list[tuple[tuple[str, int, int | None], int | None, int]]
+        ] = {}
+        self._unsurvived: Counter[tuple[str, int, int | None]] = Counter()
         self.latest: LogTime | None = None  # the latest wall-clock time any hit carries
 
     def add(self, hit: Hit) -> None:
@@ -102,6 +117,7 @@ class Collector:
                 named.add(hit.rank)
         if hit.signature.role == "progress":
             self.timeline.add(hit)
+            self._went_on(hit)
             return
         self.counts[hit.signature.id] += 1
         self.completed = self.completed or hit.signature.completion
@@ -130,6 +146,36 @@ class Collector:
         ckey = (hit.signature.id, hit.file_index, hit.rank)
         if ckey not in self._candidates or hit.signature.evidence == "last":
             self._candidates[ckey] = hit
+        if hit.signature.role == "cause" and hit.signature.category not in _GO_ON:
+            skey = (hit.file_index, hit.rank)
+            waiting = self._waiting.setdefault(skey, [])
+            if len(waiting) < _MAX_WAITING:
+                s = self.timeline.streams.get(skey)
+                waiting.append((ckey, s.last_step if s else None, s.count if s else 0))
+                self._unsurvived[ckey] += 1
+            else:
+                self._unsurvived[ckey] += 1 << 20  # not tracked: never counts as survived
+
+    def _went_on(self, progress: Hit) -> None:
+        """Settle the cause lines this stream has now trained past.
+
+        Two more steps, not one: data-parallel ranks move in lockstep, so a rank may log
+        the step it had finished when a peer failed, but never two.
+        """
+        skey = (progress.file_index, progress.rank)
+        waiting = self._waiting.get(skey)
+        if not waiting:
+            return
+        s = self.timeline.streams[skey]
+        keep = []
+        for ckey, step, count in waiting:
+            if (step is not None and s.last_step is not None and s.last_step >= step + 2) or (
+                step is None and s.count >= count + 2
+            ):
+                self._unsurvived[ckey] -= 1
+            else:
+                keep.append((ckey, step, count))
+        self._waiting[skey] = keep
 
     def evidence(
         self,
@@ -198,6 +244,7 @@ class Collector:
             timeline=self.timeline,
             end=end,
             file_rank={i: next(iter(r)) for i, r in self._named.items() if len(r) == 1},
+            survived=frozenset(k for k, n in self._unsurvived.items() if n == 0),
             clock_skew=tuple(
                 ClockSkew(s.file, s.rank, s.host, offsets[key])
                 for key, s in self.timeline.streams.items()

@@ -210,3 +210,55 @@ def has_year(text: str) -> int | None:
         return None
     y = m.group("Y") or m.group("pY") or m.group("cY")
     return int(y) if y else None
+
+
+_QUOTE_WINDOW = 4096
+_CLOSING = {'"': '"', "'": "'", "\u201c": "\u201d", "\u2018": "\u2019"}
+# What may stand before a quote that the framework itself writes: nothing (the whole
+# message is quoted), a key (`Message: "`, `"reason": "`, `(message='`, `reason="`), a
+# bracket, comma or arrow (JSON, klog's `file.go:12] "msg"`, `=> "`), an exception's repr
+# (`RuntimeError('CUDA error: ...')`, as Ray reports it). Prose before a quote is a
+# person quoting: `skipping known issue: "...`, `retry on '...`.
+_OWN_QUOTE = re.compile(
+    r"""(?:^|[=(\[{,>\]]|(?:^|[{,(\[])\s*["']?[\w.-]+["']?\s*[:=]|[A-Za-z](?:Error|Exception|Exit|Warning)\()\s*$"""
+)
+
+
+def quoted(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] sits inside a quotation the line opens itself.
+
+    `logger.info(f'retry on "{msg}"')` quotes a failure message without the failure
+    happening; a signature that fires on it would send a healthy node to isolation.
+    An apostrophe inside a word (can't) is not a quote. Only the first 4 KiB are read:
+    a quoting print is short, and a megabyte line must not cost a character loop.
+    """
+    if start > _QUOTE_WINDOW:
+        return False
+    # A match that begins with an opening quote (`\S+: page allocation failure`) is inside
+    # it too, unless the regex itself spans a quoted token of the format (the device
+    # plugin's `'nvidia.com/gpu' device marked unhealthy`).
+    q = text[start : start + 1]
+    if q in _CLOSING:
+        inner = text.find(_CLOSING[q], start + 1, end)
+        if 0 <= inner < end - 1:
+            return False
+        start += 1
+    opened: tuple[str, int] | None = None
+    for i in range(start):
+        ch = text[i]
+        if opened is not None:
+            if ch == _CLOSING[opened[0]] and _closes(text, i):
+                opened = None
+        elif ch in _CLOSING and (ch != "'" or i == 0 or not text[i - 1].isalnum()):
+            opened = (ch, i)
+    if opened is None or _OWN_QUOTE.search(text, 0, opened[1]):
+        return False
+    close = _CLOSING[opened[0]]
+    j = text.find(close, start)
+    while j != -1 and not _closes(text, j):
+        j = text.find(close, j + 1)
+    return j != -1
+
+
+def _closes(text: str, i: int) -> bool:
+    return text[i] != "'" or i + 1 == len(text) or not text[i + 1].isalnum()

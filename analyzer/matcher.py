@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import automaton
-from .lines import clean, strip_prefix
+from .lines import clean, quoted, strip_prefix
 from .signatures import PatternSet, compile_exact, iter_regexes
 from .types import PatternError, Signature
 
@@ -38,6 +38,9 @@ class Matcher:
         # job, and compiling a thousand regexes up front would double start-up time.
         self._compiled: list[tuple[tuple[Any, ...], tuple[Any, ...]] | None]
         self._compiled = [None] * len(self.signatures)
+        # A failure message inside quotes is someone talking about the failure (a print,
+        # a retry rule), not the failure; a progress line is data wherever it sits.
+        self._events = [s.role != "progress" for s in self.signatures]
         try:
             self.automaton = automaton.build(list(iter_regexes(self.signatures)), engine)
         except automaton.AutomatonError as e:
@@ -58,10 +61,11 @@ class Matcher:
         message = message.encode("utf-8", "replace").decode("utf-8")
         for rx in match:
             m = rx.search(message)
-            if m:
-                if any(x.search(message) for x in exclude):
-                    return None
-                return {k: v for k, v in m.groupdict().items() if v is not None}
+            if m is None or (self._events[index] and quoted(message, m.start(), m.end())):
+                continue
+            if any(x.search(message) for x in exclude):
+                return None
+            return {k: v for k, v in m.groupdict().items() if v is not None}
         return None
 
     def match_line(self, raw: str) -> list[tuple[Signature, dict[str, str]]]:

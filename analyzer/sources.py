@@ -279,16 +279,44 @@ def _open_file(path: Path, name: str, notes: SourceNotes) -> Iterator[Stream]:
         yield from _streams_of(name, f, notes, path=path, packed=st.st_size)
 
 
+def _link_note(link: Path, root: Path) -> str:
+    """Why a symbolic link inside a log folder is not read.
+
+    A link to a file in the folder is read under its own name anyway (reading it twice
+    would double every finding); a link out of the folder could make a report quote any
+    file the user can read (`logs/x.log -> ~/.ssh/id_rsa`). A link named on the command
+    line is the user's choice and is followed.
+    """
+    try:
+        target = link.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return "symbolic link that does not resolve (missing target or a loop)"
+    try:
+        inside = target.relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return "symbolic link out of the input folder, not followed (name the target to read it)"
+    return f"symbolic link to {inside}, read under that name"
+
+
 def _walk(root: Path, prefix: str, notes: SourceNotes) -> Iterator[Stream]:
     def on_error(e: OSError) -> None:
         notes.unreadable_file(str(e.filename), e.strerror or str(e))
 
     for dirpath, dirnames, filenames in os.walk(root, onerror=on_error):
         dirnames.sort()
+        here = Path(dirpath)
+        # os.walk lists linked folders among dirnames but never enters them.
+        for dn in dirnames:
+            if (here / dn).is_symlink():
+                rel = (here / dn).relative_to(root).as_posix()
+                notes.skip(f"{prefix}{rel}/", _link_note(here / dn, root))
         for fn in sorted(filenames):
-            full = Path(dirpath) / fn
-            rel = full.relative_to(root).as_posix()
-            yield from _open_file(full, f"{prefix}{rel}", notes)
+            full = here / fn
+            name = f"{prefix}{full.relative_to(root).as_posix()}"
+            if full.is_symlink():
+                notes.skip(name, _link_note(full, root))
+                continue
+            yield from _open_file(full, name, notes)
 
 
 def iter_streams(paths: Sequence[str], notes: SourceNotes) -> Iterator[Stream]:

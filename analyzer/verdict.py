@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from functools import partial
 
@@ -89,21 +89,24 @@ def _summary(root: Hit, findings: list[Finding], lang: str) -> str:
     return f"{category_name(sig.category, 'en').capitalize()}{loc}: {render_message(root)}{tail}."
 
 
-def deciding(candidates: list[Hit], counts: Mapping[str, int], completed: bool) -> list[Hit]:
+def deciding(ev: Evidence) -> list[Hit]:
     """The candidates allowed to decide the verdict.
 
     `info` lines are context. A signature with `min_count` decides only when it matched
     that often (one NaN gradient norm is a skipped fp16 step, a run of them divergence).
-    Once a completion marker shows that the run (or its worker group) finished, only a
-    cause can make it a failure: teardown and timeouts around a successful elastic
-    restart are not one.
+    A cause line after which its own stream kept training did not stop the run: a caught
+    exception, a print that mentions a failure. Once a completion marker shows that the
+    run (or its worker group) finished, only a cause can make it a failure: teardown and
+    timeouts around a successful elastic restart are not one.
     """
     out = [
         h
-        for h in candidates
-        if h.signature.severity != "info" and counts.get(h.signature.id, 0) >= h.signature.min_count
+        for h in ev.candidates
+        if h.signature.severity != "info"
+        and ev.counts.get(h.signature.id, 0) >= h.signature.min_count
+        and (h.signature.id, h.file_index, h.rank) not in ev.survived
     ]
-    if completed:
+    if ev.completed:
         out = [h for h in out if h.signature.role == "cause"]
     return out
 
@@ -284,7 +287,7 @@ def _node_rank(root: Hit, hits: list[Hit]) -> int | None:
 
 def decide(ev: Evidence, stats: Stats, lang: str = "en", rules: Sequence[Rule] = ()) -> Verdict:
     """Pick the root cause and map it to recovery per the taxonomy."""
-    deciding_hits = deciding(ev.candidates, ev.counts, ev.completed)
+    deciding_hits = deciding(ev)
     verdict = partial(
         Verdict,
         stats=stats,

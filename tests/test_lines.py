@@ -117,3 +117,28 @@ def test_pdsh_host_prefix_is_stripped_and_kept() -> None:
         "sda1: x",
     ):
         assert strip_prefix(tool).host is None, tool
+
+
+@pytest.mark.parametrize(
+    ("text", "needle", "expected"),
+    [
+        ('skipping known issue: "GPU has fallen off the bus" again', "GPU has", True),
+        ("print: will retry on 'Xid 79' errors", "Xid 79", True),
+        ("docs \u201cuncorrectable ECC error\u201d here", "uncorrectable", True),
+        ("RuntimeError('CUDA error: uncorrectable ECC error encountered')", "CUDA error", False),
+        ('{"level": "error", "msg": "NVRM: Xid 79"}', "NVRM", False),
+        ('Message: "The node was low on resource: memory."', "The node", False),
+        ('eviction_manager.go:627] "Eviction manager: pod is evicted"', "Eviction", False),
+        ("Unexpected result nan (message='found NaN in local forward loss')", "found NaN", False),
+        ("I can't say 'no' when CUDA error: out of memory", "CUDA error", False),
+        ("NCCL WARN Cuda failure 'out of memory'", "Cuda failure", False),
+        ("'nvidia.com/gpu' device marked unhealthy: GPU-1", "'nvidia.com/gpu' device", False),
+    ],
+)
+def test_quoted_tells_a_quoting_person_from_a_quoting_framework(
+    text: str, needle: str, expected: bool
+) -> None:
+    from analyzer.lines import quoted
+
+    start = text.index(needle)
+    assert quoted(text, start, len(text) if "device" in needle else start + len(needle)) is expected

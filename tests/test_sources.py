@@ -188,3 +188,139 @@ def test_every_codec_is_bounded_against_bombs(tmp_path: Path, monkeypatch, compr
     v = analyze(tmp_path)
     assert v.stats.bytes < 48 << 20
     assert any("decompression bomb" in n for n in v.stats.notes)
+
+
+OOM = b"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB\n"
+
+
+def _zip_with_lying_size(field: int, value: int) -> bytes:
+    """A zip whose central directory misstates a member's size (field 20: stored, 24: real)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("lying.log", b"".join(b"step %d loss 1.0\n" % i for i in range(5000)))
+    data = bytearray(buf.getvalue())
+    cd = data.index(b"PK\x01\x02")
+    data[cd + field : cd + field + 4] = value.to_bytes(4, "little")
+    return bytes(data)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "harmless"),
+    [(24, 10, False), (24, 0xFFFFFFF0, True), (20, 3, False), (20, 0x7FFFFFF0, True)],
+    ids=["size-too-small", "size-huge", "packed-too-small", "packed-huge"],
+)
+def test_zip_members_with_lying_sizes(
+    tmp_path: Path, field: int, value: int, harmless: bool
+) -> None:
+    """An understated size ends the member with a CRC note; an overstated one is harmless
+    (the deflate stream ends where the data does, and the CRC still holds), and no
+    declared size is trusted for a buffer or a limit."""
+    from analyzer import analyze
+
+    (tmp_path / "bundle.zip").write_bytes(_zip_with_lying_size(field, value))
+    (tmp_path / "ok.log").write_bytes(OOM)
+    v = analyze(tmp_path)
+    assert v.category == "device_oom"  # the rest is analysed
+    if harmless:
+        assert v.stats.lines == 5001 and not v.stats.notes
+    else:
+        assert v.stats.notes == (
+            "bundle.zip!lying.log: cannot read: BadZipFile: Bad CRC-32 for file 'lying.log'",
+        )
+
+
+def test_archives_nested_in_archives_stay_bounded(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A gzip bomb inside a tar inside a tar.gz: the outer limit carries inward, and a
+    zip inside a zip (the 42.zip shape) is not opened at all."""
+    from analyzer import analyze, sources
+
+    monkeypatch.setattr(sources, "MIN_EXPANSION_LIMIT", 1 << 20)
+    inner = _tar_bytes({"rank_0.log.gz": gzip.compress(b"A" * (32 << 20)), "rank_1.log": OOM}, "w")
+    (tmp_path / "job.tar.gz").write_bytes(_tar_bytes({"attempt_0.tar": inner}))
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("inner.zip", b"PK\x03\x04" + b"\0" * 1000)
+    (tmp_path / "nest.zip").write_bytes(buf.getvalue())
+    v = analyze(tmp_path)
+    assert v.category == "device_oom"
+    assert v.stats.bytes < 4 << 20
+    notes = "\n".join(v.stats.notes)
+    assert "job.tar.gz!attempt_0.tar!rank_0.log.gz" in notes and "decompression bomb" in notes
+    assert "nest.zip!inner.zip: skipped" in notes
+
+
+def test_archive_links_are_skipped_never_followed(tmp_path: Path) -> None:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tf:
+        for name, kind, target in [
+            ("logs/passwd.log", tarfile.SYMTYPE, "/etc/passwd"),
+            ("logs/hard.log", tarfile.LNKTYPE, "/etc/shadow"),
+        ]:
+            info = tarfile.TarInfo(name)
+            info.type, info.linkname = kind, target
+            tf.addfile(info)
+        info = tarfile.TarInfo("logs/ok.log")
+        info.size = len(LOG)
+        tf.addfile(info, io.BytesIO(LOG))
+    (tmp_path / "links.tar").write_bytes(buf.getvalue())
+    out, notes = _read_all([str(tmp_path / "links.tar")])
+    assert list(out.values()) == [LOG]
+    assert sorted(n.rsplit("!", 1)[1] for n in notes.skipped) == [
+        "logs/hard.log",
+        "logs/passwd.log",
+    ]
+
+
+def test_folder_symlinks_never_lead_out_of_the_input(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.log").write_bytes(OOM)
+    logs = tmp_path / "logs"
+    (logs / "sub").mkdir(parents=True)
+    (logs / "sub" / "train.log").write_bytes(LOG)
+    (logs / "out.log").symlink_to(outside / "secret.log")
+    (logs / "outdir").symlink_to(outside, target_is_directory=True)
+    (logs / "latest.log").symlink_to(logs / "sub" / "train.log")
+    (logs / "loop-a").symlink_to(logs / "loop-b")
+    (logs / "loop-b").symlink_to(logs / "loop-a")
+    out, notes = _read_all([str(logs)])
+    assert out == {"sub/train.log": LOG}
+    why = dict(n.split(": skipped: ", 1) for n in notes.notes)
+    assert "out of the input" in why["out.log"]
+    assert "out of the input" in why["outdir/"]
+    assert why["latest.log"] == "symbolic link to sub/train.log, read under that name"
+    assert "does not resolve" in why["loop-a"] and "does not resolve" in why["loop-b"]
+    named, _ = _read_all([str(logs / "out.log")])  # named on the command line: followed
+    assert list(named.values()) == [OOM]
+
+
+def test_a_file_that_shrinks_while_read_keeps_what_was_read(tmp_path: Path) -> None:
+    """Log rotation with copytruncate empties the file under the reader; reads then
+    end early, never fail (no mmap, so no SIGBUS)."""
+
+    f = tmp_path / "train.log"
+    f.write_bytes(b"step 1 loss 1.0\n" * 300_000)
+    notes = SourceNotes()
+    for stream in iter_streams([str(f)], notes):
+        first = stream.reader.read(1 << 20)
+        os.truncate(f, 100)
+        rest = stream.reader.read()
+        assert first and len(first) + len(rest) < f.stat().st_size + (3 << 20)
+    assert notes.notes == []
+
+
+def test_a_folder_of_100000_small_files(tmp_path: Path) -> None:
+    """Many-file bundles cost per-file overhead only (~150 us a file here): no
+    per-file state grows without bound, and the one real failure is still found."""
+    from analyzer import analyze
+
+    for d in range(100):
+        sub = tmp_path / f"node-{d:03d}"
+        sub.mkdir()
+        for i in range(1000):
+            (sub / f"rank_{d * 1000 + i}.log").write_bytes(b"step 1 loss 2.0\n")
+    (tmp_path / "node-042" / "rank_42420.log").write_bytes(OOM)
+    v = analyze(tmp_path)
+    assert v.stats.files == 100_000
+    assert v.category == "device_oom" and v.root_cause is not None
+    assert v.root_cause.file == "node-042/rank_42420.log" and v.root_cause.rank == 42420

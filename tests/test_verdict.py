@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from conftest import DEMO_PATTERNS
 
 from analyzer import analyze
@@ -157,3 +158,18 @@ def test_user_prints_quoting_failures_forge_no_verdict() -> None:
 
     v = analyze(FIXTURES / "forged")
     assert v.category == "none" and v.findings == ()
+
+
+@pytest.mark.parametrize(("after", "expected"), [(1, "device_oom"), (2, "none"), (5, "none")])
+def test_a_cause_the_same_stream_trained_past_does_not_decide(
+    tmp_path: Path, after: int, expected: str
+) -> None:
+    """A caught OOM (a batch-size finder, a retry loop) is followed by more steps of the
+    same stream; a real one is not, beyond the one step a lockstep peer may still log."""
+    lines = [f"2026-11-29 10:00:{i:02d},000 - INFO - step {i} loss 1.9" for i in range(1, 4)]
+    lines.append("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")
+    lines += [
+        f"2026-11-29 10:01:{i:02d},000 - INFO - step {i} loss 1.9" for i in range(4, 4 + after)
+    ]
+    (tmp_path / "a.log").write_text("\n".join(lines) + "\n")
+    assert analyze(tmp_path).category == expected
