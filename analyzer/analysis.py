@@ -10,13 +10,16 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
 
+from . import classifier
 from .cascade import Rule, load_rules
 from .correlate import Collector
 from .matcher import Matcher
+from .region import ErrorLines
 from .scan import StreamScanner, YearRef
 from .signatures import builtin_dir, load_patterns
 from .sources import SourceNotes, iter_streams
@@ -86,6 +89,8 @@ def analyze(
     *,
     patterns: Sequence[PathArg] = (),
     builtin_patterns: bool = True,
+    signatures: bool = True,
+    model: bool = True,
     engine: str | None = None,
     lang: str = "en",
     now: datetime | None = None,
@@ -97,6 +102,8 @@ def analyze(
 
     `paths`: files, folders (read recursively), archives, or "-" for stdin.
     `patterns`: extra signature folders or files, on top of the built-in ones.
+    `signatures`: False turns every signature off (built-in and extra), leaving the
+    classifier alone; `model`: False turns the classifier off.
     `engine`: force an automaton backend ("hyperscan" or "re2"); default: the fastest.
     `lang`: "en" or "zh" for the summary sentence; ids stay English.
     `now`: the current time, when the logs are live (for hang detection); otherwise the
@@ -108,11 +115,37 @@ def analyze(
     if lang not in ("en", "zh"):
         raise AnalyzerError(f"lang must be 'en' or 'zh', not {lang!r}")
     path_list = _normalise_paths(paths)
-    started = time.perf_counter()
+    if not signatures:
+        patterns, builtin_patterns = (), False
     matcher = get_matcher(patterns, builtin=builtin_patterns, engine=engine)
+    job = scan_job(path_list, matcher, redact)
+    end = _end_of_evidence(job.collector.latest, job.ends, now)
+    rules = get_rules(patterns, builtin=builtin_patterns)
+    return decide(
+        job.collector.evidence(end, hang_factor, hang_min_gap),
+        job.stats,
+        lang,
+        rules,
+        job.errors,
+        classifier.load() if model else None,
+    )
+
+
+@dataclass
+class ScannedJob:
+    collector: Collector
+    errors: ErrorLines
+    stats: Stats
+    ends: list[LogTime]
+
+
+def scan_job(path_list: Sequence[str], matcher: Matcher, redact: bool = True) -> ScannedJob:
+    """Every stream of a job through the scanner: hits, error lines and statistics."""
+    started = time.perf_counter()
     notes = SourceNotes()
     collector = Collector()
-    scanner = StreamScanner(matcher, collector.add, YearRef(), redact)
+    errors = ErrorLines()
+    scanner = StreamScanner(matcher, collector.add, YearRef(), redact, errors.add)
     files = lines = nbytes = truncated = 0
     ends: list[LogTime] = []
     for index, stream in enumerate(iter_streams(path_list, notes)):
@@ -146,9 +179,7 @@ def analyze(
         truncated_lines=truncated,
         engine=matcher.automaton.name,
     )
-    end = _end_of_evidence(collector.latest, ends, now)
-    rules = get_rules(patterns, builtin=builtin_patterns)
-    return decide(collector.evidence(end, hang_factor, hang_min_gap), stats, lang, rules)
+    return ScannedJob(collector, errors, stats, ends)
 
 
 def _end_of_evidence(

@@ -18,6 +18,7 @@ from typing import Any
 
 from . import automaton
 from .lines import clean, quoted, strip_prefix
+from .region import ERROR_LINE
 from .signatures import PatternSet, compile_exact, iter_regexes
 from .types import PatternError, Signature
 
@@ -41,8 +42,12 @@ class Matcher:
         # A failure message inside quotes is someone talking about the failure (a print,
         # a retry rule), not the failure; a progress line is data wherever it sits.
         self._events = [s.role != "progress" for s in self.signatures]
+        # One more automaton pattern, past the last signature: error-looking lines, kept
+        # for the classifier and the template miner (analyzer.region).
+        self.error_index = len(self.signatures)
+        regexes = [*iter_regexes(self.signatures), (self.error_index, ERROR_LINE)]
         try:
-            self.automaton = automaton.build(list(iter_regexes(self.signatures)), engine)
+            self.automaton = automaton.build(regexes, engine)
         except automaton.AutomatonError as e:
             sig = self.signatures[e.index]
             raise PatternError(f"{sig.source}: {sig.id}: match: {e}") from None
@@ -76,6 +81,8 @@ class Matcher:
             for segment in clean(raw):
                 message = strip_prefix(segment).text
                 for i in candidates:
+                    if i == self.error_index:
+                        continue
                     caps = self.verify(i, message)
                     if caps is not None and all(self.signatures[i] is not s for s, _ in out):
                         out.append((self.signatures[i], caps))

@@ -16,6 +16,7 @@ from .correlate import ROLE_RANK, SEVERITY_RANK
 from .lines import Message, clean, has_year, inline_rank, line_host, parse_time, strip_prefix
 from .matcher import Matcher
 from .redact import redact
+from .region import ErrorLine
 from .sources import Stream
 from .types import Hit, LogTime, Signature
 
@@ -216,14 +217,16 @@ class StreamScanner:
         on_hit: Callable[[Hit], None],
         year: YearRef,
         redact_secrets: bool = True,
+        on_error_line: Callable[[int, ErrorLine], None] | None = None,
     ) -> None:
         self.matcher = matcher
+        self.on_error_line = on_error_line
         # lines leave the engine only through hits: redacting them here covers every sink
         self.clean_text: Callable[[str], str] = redact if redact_secrets else _as_is
         self.on_hit = on_hit
         self.year = year
         self._detailed: dict[tuple[int, int], int] = {}
-        self._progress = [s.role == "progress" for s in matcher.signatures]
+        self._progress = [s.role == "progress" for s in matcher.signatures] + [False]
 
     def scan(self, stream: Stream, file_index: int) -> FileScan:
         """Read a stream to its end."""
@@ -297,12 +300,21 @@ class StreamScanner:
             raw = decode(block[start:end])
             if self._quotes_code(ctx, start, raw):
                 continue
+            error_line = self.matcher.error_index in candidates
+            if error_line:
+                candidates = candidates[:-1]  # sorted: the error pattern's index is last
+            matched = False
             for segment in clean(raw):
                 msg = strip_prefix(segment)
                 offset = base + start if line_offset is None else line_offset
                 at = _LineAt(stream, file_index, line, offset, start, end, ctx)
                 for i, caps in self._best(candidates, msg.text):
                     self._emit(at, i, caps, segment, msg)
+                    matched = matched or not self._progress[i]
+            if error_line and self.on_error_line is not None:
+                text = self.clean_text(raw[:TEXT_CAP])
+                when = parse_time(text, self.year.year)
+                self.on_error_line(file_index, ErrorLine(stream.name, line, when, text, matched))
 
     def _progress_to_skip(
         self, block: bytes, hits: list[tuple[int, int, tuple[int, ...]]]

@@ -270,6 +270,24 @@ class Explained:
 
 
 @dataclass(frozen=True)
+class ModelOpinion:
+    """What the classifier made of the failure region, whether or not it decided."""
+
+    category: str
+    probability: float
+    alternatives: tuple[tuple[str, float], ...]
+    decided: bool  # True when the verdict's category is the model's
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "category": self.category,
+            "probability": round(self.probability, 4),
+            "alternatives": [{"category": c, "probability": p} for c, p in self.alternatives],
+            "decided": self.decided,
+        }
+
+
+@dataclass(frozen=True)
 class Verdict:
     """The answer: one root-cause category mapped to one recovery feature."""
 
@@ -286,6 +304,7 @@ class Verdict:
     events: tuple[RankEvent, ...] = ()
     explained: tuple[Explained, ...] = ()  # findings the root cause accounts for
     clock_skew: tuple[ClockSkew, ...] = ()
+    model: ModelOpinion | None = None  # the classifier's opinion, when it was asked
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -303,4 +322,5 @@ class Verdict:
             "events": [e.to_dict() for e in self.events],
             "explained": [e.to_dict() for e in self.explained],
             "clock_skew": [c.to_dict() for c in self.clock_skew],
+            "model": self.model.to_dict() if self.model else None,
         }

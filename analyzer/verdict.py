@@ -15,12 +15,18 @@ from dataclasses import replace
 from functools import partial
 
 from .cascade import Rule, explain
+from .classifier import Model
 from .correlate import ROLE_RANK, SEVERITY_RANK, Evidence, template, time_key
+from .region import ErrorLines
 from .taxonomy import CATEGORIES, NONE, category_name
 from .timeline import Stall
-from .types import Finding, Hit, RootCause, Stats, Verdict
+from .types import Finding, Hit, ModelOpinion, RootCause, Stats, Verdict
 
 MAX_FINDINGS = 200
+# The classifier decides only at or above this calibrated probability; below it the
+# verdict stays what the signatures said (`unknown` or `none`): a wrong confident answer
+# sends a restart controller down the wrong path, an honest unknown does not.
+MODEL_THRESHOLD = 0.6
 
 _BASE_CONFIDENCE = {
     "cause": {"fatal": 0.9, "error": 0.75, "warning": 0.55},
@@ -285,8 +291,55 @@ def _node_rank(root: Hit, hits: list[Hit]) -> int | None:
     return min(near, key=lambda h: h.time.epoch if h.time else 0.0).rank if near else None
 
 
-def decide(ev: Evidence, stats: Stats, lang: str = "en", rules: Sequence[Rule] = ()) -> Verdict:
-    """Pick the root cause and map it to recovery per the taxonomy."""
+def _ask_model(
+    model: Model | None, errors: ErrorLines | None, lang: str
+) -> tuple[ModelOpinion, RootCause | None, str] | None:
+    """The classifier's reading of the failure region: opinion, evidence line, summary."""
+    region = errors.region() if errors is not None else []
+    if model is None or not region:
+        return None
+    pred = model.predict([x.text for x in region])
+    sure = pred.category not in (NONE, "unknown") and pred.probability >= MODEL_THRESHOLD
+    opinion = ModelOpinion(pred.category, pred.probability, pred.alternatives, sure)
+    if not sure:
+        return opinion, None, ""
+    line = region[model.strongest_line([x.text for x in region], pred.category)]
+    name = category_name(pred.category, lang)
+    summary = (
+        f"{name}（分类模型判断，概率 {pred.probability:.2f}；没有特征规则匹配）：{line.text[:200]}"
+        if lang == "zh"
+        else f"{name.capitalize()} (classifier, p={pred.probability:.2f}; no signature "
+        f"matched): {line.text[:200]}"
+    )
+    rc = RootCause(
+        file=line.file,
+        line=line.line,
+        offset=0,
+        rank=None,
+        host=None,
+        time=line.time.iso() if line.time else None,
+        signature=None,
+        text=line.text,
+        message=f"classifier: {pred.category} (p={pred.probability:.2f})",
+        context=(),
+        context_first_line=line.line,
+    )
+    return opinion, rc, summary
+
+
+def decide(
+    ev: Evidence,
+    stats: Stats,
+    lang: str = "en",
+    rules: Sequence[Rule] = (),
+    errors: ErrorLines | None = None,
+    model: Model | None = None,
+) -> Verdict:
+    """Pick the root cause and map it to recovery per the taxonomy.
+
+    Signatures and the timeline decide first. The classifier is asked only when they
+    found nothing, or only a signature of category `unknown`; it decides when it is sure.
+    """
     deciding_hits = deciding(ev)
     verdict = partial(
         Verdict,
@@ -313,6 +366,24 @@ def decide(ev: Evidence, stats: Stats, lang: str = "en", rules: Sequence[Rule] =
             decided_by="timeline",
             explained=explained,
         )
+    asked = None
+    if not deciding_hits or _culprit(deciding_hits).signature.category == "unknown":
+        asked = _ask_model(model, errors, lang)
+    if asked is not None and asked[1] is not None:
+        opinion, model_root, model_summary = asked
+        cat = CATEGORIES[opinion.category]
+        return verdict(
+            category=cat.id,
+            recovery=cat.recovery,
+            retryable=cat.retryable,
+            confidence=opinion.probability,
+            summary=model_summary,
+            root_cause=model_root,
+            findings=shown,
+            decided_by="model",
+            model=opinion,
+        )
+    verdict = partial(verdict, model=asked[0] if asked else None)
     if not deciding_hits:
         summary = (
             ("未发现故障迹象。" if lang == "zh" else "No failure found in the logs.")

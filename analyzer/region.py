@@ -1,0 +1,93 @@
+"""Error-looking lines of a job, kept bounded: what the classifier and the template miner read.
+
+Signatures see only what they know. For a failure no signature knows, the evidence is
+in lines that merely look like errors (`... failed`, `FooError:`, `[ERROR]`); the scan's
+automaton finds them with the same block pass as the signatures (ERROR_LINE below), and
+this module keeps, per file, the first and last few of them. The failure region of a job
+is then the error lines of the file that went wrong first, then the others, whose
+masked text is what the classifier learns from.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+from .types import LogTime
+
+# One automaton pattern for "this line looks like an error". Broad on purpose: these
+# lines are only kept (bounded), never turned into findings on their own.
+ERROR_LINE = (
+    r"(?i)\b(?:error|errors|exception|traceback|fatal|fail|failed|failure|fails|killed|"
+    r"abort|aborted|aborting|timeout|timed out|panic|cannot|unable to|denied|not found|"
+    r"no such|segmentation|core dumped|terminated|terminating|oom|nan|inf|invalid|"
+    r"unhealthy|lost|refused|exceeded|corrupt|corrupted|mismatch|unexpected|evicted|"
+    r"preempted|cancelled|canceled)\b|[a-z](?:Error|Exception)\b|\[E\d{4}|"
+    r"\bE\d{4} |\bERR\d{5}\b|错误|失败|异常|超时"
+)
+_PER_FILE_HEAD = 20
+_PER_FILE_TAIL = 40
+_MAX_FILES = 4096
+REGION_LINES = 120
+
+
+@dataclass(frozen=True)
+class ErrorLine:
+    file: str
+    line: int
+    time: LogTime | None
+    text: str
+    matched: bool  # a signature (other than progress) matched it
+
+
+@dataclass
+class _FileLines:
+    head: list[ErrorLine] = field(default_factory=list)
+    tail: deque[ErrorLine] = field(default_factory=lambda: deque(maxlen=_PER_FILE_TAIL))
+    count: int = 0
+
+
+class ErrorLines:
+    """The error-looking lines of one job: the first and last few of each file."""
+
+    def __init__(self) -> None:
+        self._files: dict[int, _FileLines] = {}
+        self.dropped_files = 0
+
+    def add(self, file_index: int, line: ErrorLine) -> None:
+        f = self._files.get(file_index)
+        if f is None:
+            if len(self._files) >= _MAX_FILES:
+                self.dropped_files += 1
+                return
+            f = self._files[file_index] = _FileLines()
+        f.count += 1
+        if len(f.head) < _PER_FILE_HEAD:
+            f.head.append(line)
+        else:
+            f.tail.append(line)
+
+    def of_file(self, file_index: int) -> list[ErrorLine]:
+        f = self._files.get(file_index)
+        return [*f.head, *f.tail] if f else []
+
+    def all(self) -> list[ErrorLine]:
+        return [x for i in sorted(self._files) for x in self.of_file(i)]
+
+    def region(self, first: int | None = None) -> list[ErrorLine]:
+        """The failure region: the file `first` (where the root cause is, when one is
+        known), then files in order of their earliest timed error line, up to
+        REGION_LINES lines. Within a file the last lines weigh most: a failure ends a log.
+        """
+
+        def when(i: int) -> tuple[int, float, int]:
+            times = [x.time.epoch for x in self.of_file(i) if x.time and x.time.absolute]
+            return (0 if i == first else 1, min(times) if times else float("inf"), i)
+
+        out: list[ErrorLine] = []
+        for i in sorted(self._files, key=when):
+            lines = self.of_file(i)
+            out.extend(lines[-(REGION_LINES - len(out)) :])
+            if len(out) >= REGION_LINES:
+                break
+        return out

@@ -1,0 +1,301 @@
+"""Draft signatures from mined templates, for a person to finish.
+
+A template says what an unknown failure looks like; a signature also says what it
+means (category, role, blame), where the format comes from and why. The machine can do
+the first half reliably and none of the second, so a draft is built to pass the
+validator and its own examples (the regex provably matches the lines it came from and
+stays inside the engines' regex subset) while every judgement is left visibly neutral:
+category `unknown`, a placeholder reference, a description that says it is a draft.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import yaml
+
+from .lines import clean, quoted, strip_prefix
+from .signatures import _FAMILY, KEY_ORDER, check_regex, compile_exact
+from .templates import OVERFLOW_PATTERN, PLACEHOLDER_RE, WILDCARD, Template
+from .types import BLAMES
+
+# What the raw text behind each placeholder may look like (analyzer.masking's rules),
+# as bounded classes: a draft must never carry an unbounded `.*`, and RE2 refuses
+# counts above 1000.
+_CLASS = {
+    "<NUM>": r"\d[0-9.eE+-]{0,39}",
+    "<HEX>": r"[0-9a-fA-Fx]{1,128}",
+    "<IP>": r"[0-9.:]{7,40}",
+    "<ID>": r"[0-9a-fA-F-]{36}",
+    "<FILE>": r"\S{1,300}",
+    "<PATH>": r"\S{1,1000}",
+    WILDCARD: r"\S{1,1000}",
+}
+# Masking collapsed each whitespace run to one space; the raw line may have had tabs or
+# aligned columns there.
+_GAP = r"\s{1,200}"
+# A draft regex covers the head of the message: enough words to be specific, short
+# enough for a person to read, and clear of the masker's 400-character cut.
+_MAX_TOKENS = 24
+_MAX_LITERALS = 3
+_MAX_SLUG_WORDS = 6
+# Lines every training log prints: a draft's negative example when no near miss fits.
+_HEALTHY = (
+    "step 1 loss 2.0",
+    "INFO: training started",
+    "epoch 1 finished",
+    "-",
+)
+# The validator wants at least one reference; an obvious placeholder keeps a draft from
+# passing for a reviewed signature.
+REFERENCE_PLACEHOLDER = "TODO: URL of the source code or docs that print this message"
+# BLAMES has no neutral value; `job` makes a controller act on the job as a whole (a
+# restart), neither isolating a node nor blaming the user's code on a guess.
+_BLAME = "unknown" if "unknown" in BLAMES else "job"
+
+
+class _Rejected(Exception):
+    pass
+
+
+def _reject(field: str, msg: str) -> _Rejected:
+    return _Rejected(f"{field}: {msg}")
+
+
+def _escape(text: str) -> str:
+    # re.escape, but a backslash or plus becomes a class: `\\n` or `}\+` in the regex
+    # text would read as a newline or a possessive quantifier to the validator.
+    out = []
+    for ch in text:
+        if ch == "\\":
+            out.append("[\\\\]")
+        elif ch == "+":
+            out.append("[+]")
+        else:
+            out.append(re.escape(ch))
+    return "".join(out)
+
+
+def _token_regex(token: str) -> str:
+    parts: list[str] = []
+    pos = 0
+    for m in PLACEHOLDER_RE.finditer(token):
+        parts.append(_escape(token[pos : m.start()]))
+        parts.append(_CLASS[m.group()])
+        pos = m.end()
+    parts.append(_escape(token[pos:]))
+    return "".join(parts)
+
+
+def _constant(token: str) -> str:
+    return PLACEHOLDER_RE.sub(" ", token)
+
+
+def _is_word(token: str) -> bool:
+    return any(ch.isalpha() for ch in _constant(token))
+
+
+def _hits(rx: Any, raw: str) -> bool:
+    """Whether the engine's exact check would accept the line (same path as a scan)."""
+    for segment in clean(raw):
+        message = strip_prefix(segment).text.encode("utf-8", "replace").decode("utf-8")
+        m = rx.search(message)
+        if m is not None and not quoted(message, m.start(), m.end()):
+            return True
+    return False
+
+
+def _touches(rx: Any, raw: str) -> bool:
+    """Whether the regex finds anything in the line at all, quoted or not: a negative
+    example must not depend on the quote rule."""
+    return any(rx.search(strip_prefix(s).text) is not None for s in clean(raw))
+
+
+def _build_match(tokens: list[str], examples: Sequence[str]) -> tuple[str, int, int]:
+    """The first regex, from the most to the least preferred shape, that the engine
+    accepts and that hits every example: (regex, first token, end token).
+
+    Preferred is the run from the first word, unanchored, so that a timestamp or level
+    prefix of one launcher is not baked in. Starting at the message's beginning (`^`)
+    is the fallback for a line whose words sit inside a quote the quote rule discounts.
+    Shorter runs are the fallback for lines the masker cut mid-token.
+    """
+    first = next((i for i, t in enumerate(tokens) if _is_word(t)), None)
+    if first is None:
+        raise ValueError("the template has no constant word to anchor a signature on")
+    for start, anchor in ((first, ""), (0, "^")):
+        if anchor and start == first and first == 0:
+            continue
+        hi = min(len(tokens), first + _MAX_TOKENS)
+        for end in range(hi, first, -1):
+            rx = anchor + _GAP.join(_token_regex(t) for t in tokens[start:end])
+            try:
+                check_regex(rx, _reject)
+            except _Rejected:
+                continue
+            compiled = compile_exact(rx)
+            if all(_hits(compiled, e) for e in examples):
+                return rx, start, end
+    raise ValueError("no regex built from the template matches all of its examples")
+
+
+def _literals(tokens: list[str], examples: Sequence[str]) -> list[str]:
+    """The longest constant stretches of the template that every example contains as
+    written (case-sensitive, stricter than the validator), so a literal is a phrase a
+    person can grep for."""
+    runs: list[str] = []
+    current: list[str] = []
+    for t in [*tokens, WILDCARD]:
+        if PLACEHOLDER_RE.search(t) is None:
+            current.append(t)
+            continue
+        if current:
+            runs.append(" ".join(current))
+            runs.extend(current if len(current) > 1 else [])
+        current = []
+        runs.extend(p for p in _constant(t).split() if p)
+    # Longest first; among equals, the earlier in the template.
+    ranked = sorted(dict.fromkeys(runs), key=lambda r: (-len(r), runs.index(r)))
+    out: list[str] = []
+    for r in ranked:
+        if not any(c.isalpha() for c in r) or any(r in o for o in out):
+            continue
+        if all(r in e for e in examples):
+            out.append(r)
+        if len(out) == _MAX_LITERALS:
+            break
+    return out
+
+
+def _slug(tokens: list[str]) -> str:
+    words: list[str] = []
+    for t in tokens:
+        words += re.findall(r"[a-z0-9]+", _constant(t).lower())
+    return "-".join(words[:_MAX_SLUG_WORDS])[:60].strip("-") or "template"
+
+
+def draft_signature(
+    t: Template,
+    *,
+    family: str = "local",
+    category: str = "unknown",
+    negatives: Sequence[str] = (),
+) -> dict[str, Any]:
+    """A signature draft from one template, in the canonical key order.
+
+    `negatives`: near-miss lines (other templates' examples) to try as the negative
+    example before the generic healthy lines; the first one the regex leaves alone is
+    used. Raises ValueError for the overflow catch-all and for templates without any
+    constant word, which cannot be told apart from other lines by a regex.
+    """
+    if t.pattern == OVERFLOW_PATTERN:
+        raise ValueError("the overflow catch-all is not a template")
+    if not _FAMILY.match(family):
+        raise ValueError(f"family must be a lowercase name, got {family!r}")
+    if not t.examples:
+        raise ValueError("a template without examples cannot prove a draft")
+    tokens = t.pattern.split()
+    rx, start, end = _build_match(tokens, t.examples)
+    window = tokens[start:end] if start else tokens[next(i for i, x in enumerate(tokens) if _is_word(x)) : end]
+    literals = _literals(window, t.examples) or _literals(tokens, t.examples)
+    if not literals:
+        raise ValueError("no constant text of the template occurs in all its examples")
+    compiled = compile_exact(rx)
+    chosen: list[str] = []
+    for cand in [*negatives[:1], *[n for n in negatives[1:]], *_HEALTHY]:
+        if cand in t.examples or _touches(compiled, cand):
+            continue
+        if cand in _HEALTHY or not any(c in _HEALTHY for c in chosen):
+            chosen.append(cand)
+        if len(chosen) == 2 or (chosen and cand in _HEALTHY):
+            break
+    if not chosen:
+        raise ValueError("no negative example found that the draft regex leaves alone")
+    text = " ".join(window)
+    title = "Unrecognised message (draft): " + text.replace("{", "(").replace("}", ")")
+    if len(title) > 120:
+        title = title[:117].rstrip() + "..."
+    jobs = ", ".join(t.jobs[:5]) + (", ..." if t.job_count > 5 else "")
+    description = (
+        "### What it matches\n"
+        "Machine draft, to be completed by a person: mined from "
+        f"{t.count} unmatched line(s) in {t.job_count} job(s) ({jobs}).\n"
+        f"Template (`<*>` and `<NUM>`-style placeholders vary): `{t.pattern}`\n\n"
+        "### Why it happens\n"
+        "Not known yet. Find the code that prints this message and explain the failure; "
+        "then set category, role, severity and blame accordingly.\n\n"
+        "### What to do\n"
+        "Not known yet. Replace the placeholder reference with the message's source, add "
+        "near-miss negative examples, and run `ha-analyze patterns test DIR`.\n"
+    )
+    draft: dict[str, Any] = {
+        "id": f"{family.replace('_', '-')}-{_slug(window)}",
+        "title": title,
+        "category": category,
+        "role": "cause",
+        "severity": "error",
+        "blame": _BLAME,
+        "literals": literals,
+        "match": [rx],
+        "description": description,
+        "references": [REFERENCE_PLACEHOLDER],
+        "examples": [
+            *({"log": e, "match": True} for e in t.examples),
+            *({"log": n, "match": False} for n in chosen),
+        ],
+    }
+    return {k: draft[k] for k in KEY_ORDER if draft.get(k) not in (None, [], "")}
+
+
+def draft_yaml(templates: Sequence[Template], family: str = "local") -> str:
+    """A whole pattern file with one draft per template, ready for `patterns test DIR`.
+
+    Drafts are tested together, so one draft's regex must not also fire on another's
+    positive example: when it does, the other's regex becomes an `exclude` of the wider
+    one (if that leaves the wider one's own examples alone), else both declare the
+    other in `overlaps`. The overflow catch-all and templates without a constant word
+    are skipped and named in the file's description.
+    """
+    drafts: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    ids: set[str] = set()
+    for i, t in enumerate(templates):
+        others = [o.examples[0] for j, o in enumerate(templates) if j != i and o.examples]
+        try:
+            d = draft_signature(t, family=family, negatives=others)
+        except ValueError as e:
+            skipped.append(f"{t.pattern[:80]!r} ({e})")
+            continue
+        base, n = d["id"], 2
+        while d["id"] in ids:
+            d["id"], n = f"{base}-{n}", n + 1
+        ids.add(d["id"])
+        drafts.append(d)
+    if not drafts:
+        raise ValueError("no template could be drafted: " + "; ".join(skipped))
+    _separate(drafts)
+    description = (
+        "Machine-drafted signatures mined from log lines no signature matched. "
+        "Review every field (category, role, blame, references) before relying on them."
+    )
+    if skipped:
+        description += " Not drafted: " + "; ".join(skipped)
+    doc = {"family": family, "description": description, "signatures": drafts}
+    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)
+
+
+def _separate(drafts: list[dict[str, Any]]) -> None:
+    compiled = [compile_exact(d["match"][0]) for d in drafts]
+    positives = [[e["log"] for e in d["examples"] if e["match"]] for d in drafts]
+    for x, dx in enumerate(drafts):
+        for y, dy in enumerate(drafts):
+            if x == y or not any(_hits(compiled[x], p) for p in positives[y]):
+                continue
+            if not any(_touches(compiled[y], p) for p in positives[x]):
+                dx.setdefault("exclude", []).append(dy["match"][0])
+            else:
+                dx.setdefault("overlaps", []).append(dy["id"])
+    for i, d in enumerate(drafts):
+        drafts[i] = {k: d[k] for k in KEY_ORDER if k in d}
