@@ -11,10 +11,13 @@ probabilities.
 
 from __future__ import annotations
 
+import base64
 import gzip
 import json
 import math
 import re
+import sys
+from array import array
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -63,7 +66,8 @@ class _Vectorizer:
     lo: int
     hi: int
     vocabulary: dict[str, int]
-    idf: list[float]
+    idf: array[float]
+    coef: array[float]  # feature-major: the weights of feature j are [j*k, (j+1)*k)
 
     def transform(self, text: str) -> dict[int, float]:
         grams = (_word_ngrams if self.kind == "word" else _char_wb_ngrams)(text, self.lo, self.hi)
@@ -88,26 +92,30 @@ class Model:
             raise ValueError(f"not a {FORMAT} model")
         self.classes: list[str] = list(data["classes"])
         self.vectorizers = [
-            _Vectorizer(v["kind"], v["ngram"][0], v["ngram"][1], v["vocabulary"], v["idf"])
+            _Vectorizer(
+                v["kind"],
+                v["ngram"][0],
+                v["ngram"][1],
+                {t: j for j, t in enumerate(v["terms"])},
+                _floats(v["idf"]),
+                _floats(v["coef"]),
+            )
             for v in data["vectorizers"]
         ]
-        # coefficients per feature (row: one feature, one weight per class): sparse
-        # features then cost one row each
-        self.rows: list[dict[int, list[float]]] = [
-            {int(j): row for j, row in block.items()} for block in data["coef"]
-        ]
+        for v in self.vectorizers:
+            if len(v.idf) != len(v.vocabulary) or len(v.coef) != len(v.idf) * len(self.classes):
+                raise ValueError("model arrays do not match its vocabulary")
         self.intercept: list[float] = data["intercept"]
         self.temperature: float = data["temperature"]
         self.meta: dict[str, Any] = data.get("meta", {})
 
     def decision(self, text: str) -> list[float]:
         scores = list(self.intercept)
-        for vec, rows in zip(self.vectorizers, self.rows, strict=True):
+        k = len(scores)
+        for vec in self.vectorizers:
             for j, x in vec.transform(text).items():
-                row = rows.get(j)
-                if row is not None:
-                    for k, w in enumerate(row):
-                        scores[k] += w * x
+                for c, w in enumerate(vec.coef[j * k : (j + 1) * k]):
+                    scores[c] += w * x
         return scores
 
     def probabilities(self, text: str) -> list[float]:
@@ -131,11 +139,19 @@ class Model:
         return max(range(len(lines)), key=lambda i: (scores[i], i))
 
 
+def _floats(b64: str) -> array[float]:
+    out = array("f")
+    out.frombytes(base64.b64decode(b64))
+    if sys.byteorder == "big":
+        out.byteswap()
+    return out
+
+
 @lru_cache(maxsize=2)
 def load(path: Path = MODEL_PATH) -> Model | None:
     """The model, or None when none is shipped (a source checkout before training)."""
     try:
         with gzip.open(path, "rt", encoding="utf-8") as f:
             return Model(json.load(f))
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, EOFError):
         return None

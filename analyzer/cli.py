@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -107,6 +108,16 @@ def main() -> None:
     is_flag=True,
     help="Use only the signatures given with --patterns, not the built-in catalogue.",
 )
+@click.option(
+    "--no-signatures",
+    is_flag=True,
+    help="Turn every signature off (built-in and --patterns): the classifier alone decides.",
+)
+@click.option(
+    "--no-model",
+    is_flag=True,
+    help="Do not ask the classifier when no signature decides.",
+)
 def analyze_cmd(
     paths: tuple[str, ...],
     fmt: str,
@@ -118,6 +129,8 @@ def analyze_cmd(
     hang_min_gap: float,
     no_redact: bool,
     no_builtin: bool,
+    no_signatures: bool,
+    no_model: bool,
 ) -> None:
     """Analyse the logs of one job and print its root-cause verdict."""
     try:
@@ -125,6 +138,8 @@ def analyze_cmd(
             list(paths),
             patterns=pattern_dirs,
             builtin_patterns=not no_builtin,
+            signatures=not no_signatures,
+            model=not no_model,
             engine=engine,
             lang=lang,
             now=now,
@@ -344,3 +359,59 @@ def explain(signature_id: str, pattern_dirs: tuple[str, ...]) -> None:
     click.echo("References:")
     for ref in s.references:
         click.echo(f"  {ref}")
+
+
+@main.command("unknowns")
+@click.argument("jobs", nargs=-1, required=True)
+@click.option(
+    "--patterns",
+    "pattern_dirs",
+    multiple=True,
+    type=click.Path(exists=True),
+    help="Extra signature folder or file (repeatable): lines they match are known.",
+)
+@click.option("--top", type=int, default=20, show_default=True, help="Templates to list.")
+@click.option(
+    "--suggest",
+    is_flag=True,
+    help="Print a draft signature file (YAML) for the listed templates instead.",
+)
+@click.option("--family", default="local", show_default=True, help="Family of the drafts.")
+def unknowns_cmd(
+    jobs: tuple[str, ...], pattern_dirs: tuple[str, ...], top: int, suggest: bool, family: str
+) -> None:
+    """Error-looking lines no signature knows, clustered into templates.
+
+    Each JOB (a file, folder or archive) is one job. Lines are masked (numbers, paths,
+    ids) and grouped Drain-style; the commonest templates come first, with example lines
+    and the jobs they appear in. With --suggest, a YAML signature is drafted per template:
+    set its category (and check its regex), then pass the file with --patterns.
+    """
+    from .analysis import scan_job
+    from .suggest import draft_yaml
+    from .templates import mine
+
+    try:
+        matcher = get_matcher(pattern_dirs)
+    except PatternError as e:
+        raise click.UsageError(str(e)) from None
+
+    def unmatched() -> Iterator[tuple[str, str]]:
+        for job in jobs:
+            for line in scan_job([job], matcher).errors.all():
+                if not line.matched:
+                    yield job, line.text
+
+    templates = mine(unmatched())[:top]
+    if suggest:
+        click.echo(draft_yaml(templates, family=family), nl=False)
+        return
+    if not templates:
+        click.echo("No unmatched error-looking lines.")
+        return
+    for i, t in enumerate(templates, 1):
+        click.echo(click.style(f"{i:>3}. x{t.count}  {t.pattern}", bold=True))
+        for ex in t.examples[:2]:
+            click.echo(f"       e.g. {ex[:200]}")
+        more = f" (+{t.job_count - len(t.jobs)} more)" if t.job_count > len(t.jobs) else ""
+        click.echo(f"       jobs: {', '.join(t.jobs[:5])}{more}")

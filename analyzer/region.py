@@ -37,7 +37,7 @@ class ErrorLine:
     line: int
     time: LogTime | None
     text: str
-    matched: bool  # a signature (other than progress) matched it
+    matched: bool  # a signature (progress included) matched it
 
 
 @dataclass

@@ -310,7 +310,7 @@ class StreamScanner:
                 at = _LineAt(stream, file_index, line, offset, start, end, ctx)
                 for i, caps in self._best(candidates, msg.text):
                     self._emit(at, i, caps, segment, msg)
-                    matched = matched or not self._progress[i]
+                    matched = True
             if error_line and self.on_error_line is not None:
                 text = self.clean_text(raw[:TEXT_CAP])
                 when = parse_time(text, self.year.year)

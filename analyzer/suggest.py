@@ -10,6 +10,7 @@ category `unknown`, a placeholder reference, a description that says it is a dra
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -33,13 +34,20 @@ _CLASS = {
     "<PATH>": r"\S{1,1000}",
     WILDCARD: r"\S{1,1000}",
 }
-# Masking collapsed each whitespace run to one space; the raw line may have had tabs or
-# aligned columns there.
+# Masking collapsed each whitespace run to one space. Beside a value the raw line may
+# have padding (`%5d`, aligned columns), so a gap there is flexible; between two words
+# it is the format's own single space, unless an example shows otherwise.
 _GAP = r"\s{1,200}"
+# Log levels and glog headers (`E0302 10:00:13.123 4567 file.cc:12]`) come from the
+# logging setup, not from the message: a draft starts after them.
+_HEADER = re.compile(
+    r"(?i)\[?(?:debug|info|warn|warning|error|err|critical|fatal|[IWEF]<NUM>)\]?:?"
+)
 # A draft regex covers the head of the message: enough words to be specific, short
 # enough for a person to read, and clear of the masker's 400-character cut.
 _MAX_TOKENS = 24
 _MAX_LITERALS = 3
+_MAX_LITERAL_TOKENS = 6  # a phrase to grep for, not a whole sentence
 _MAX_SLUG_WORDS = 6
 # Lines every training log prints: a draft's negative example when no near miss fits.
 _HEALTHY = (
@@ -94,7 +102,16 @@ def _constant(token: str) -> str:
 
 
 def _is_word(token: str) -> bool:
-    return any(ch.isalpha() for ch in _constant(token))
+    return re.search(r"[^\W\d_]{2}", _constant(token)) is not None and not _HEADER.fullmatch(token)
+
+
+def _join(tokens: list[str], flexible: bool) -> str:
+    out = _token_regex(tokens[0])
+    for prev, tok in itertools.pairwise(tokens):
+        rigid = not flexible and not PLACEHOLDER_RE.search(prev + tok)
+        out += " " if rigid else _GAP
+        out += _token_regex(tok)
+    return out
 
 
 def _hits(rx: Any, raw: str) -> bool:
@@ -115,29 +132,27 @@ def _touches(rx: Any, raw: str) -> bool:
 
 def _build_match(tokens: list[str], examples: Sequence[str]) -> tuple[str, int, int]:
     """The first regex, from the most to the least preferred shape, that the engine
-    accepts and that hits every example: (regex, first token, end token).
+    accepts and that hits every example: (regex, first word token, end token).
 
     Preferred is the run from the first word, unanchored, so that a timestamp or level
-    prefix of one launcher is not baked in. Starting at the message's beginning (`^`)
+    prefix of one logging setup is not baked in. Starting at the message's beginning (`^`)
     is the fallback for a line whose words sit inside a quote the quote rule discounts.
-    Shorter runs are the fallback for lines the masker cut mid-token.
+    Shorter runs are the last resort, for lines the masker cut mid-token.
     """
     first = next((i for i, t in enumerate(tokens) if _is_word(t)), None)
     if first is None:
         raise ValueError("the template has no constant word to anchor a signature on")
-    for start, anchor in ((first, ""), (0, "^")):
-        if anchor and start == first and first == 0:
-            continue
-        hi = min(len(tokens), first + _MAX_TOKENS)
-        for end in range(hi, first, -1):
-            rx = anchor + _GAP.join(_token_regex(t) for t in tokens[start:end])
+    shapes = [(first, "", False), (first, "", True), (0, "^", False), (0, "^", True)]
+    for end in range(min(len(tokens), first + _MAX_TOKENS), first, -1):
+        for start, anchor, flexible in shapes:
+            rx = anchor + _join(tokens[start:end], flexible)
             try:
                 check_regex(rx, _reject)
             except _Rejected:
                 continue
             compiled = compile_exact(rx)
             if all(_hits(compiled, e) for e in examples):
-                return rx, start, end
+                return rx, first, end
     raise ValueError("no regex built from the template matches all of its examples")
 
 
@@ -152,7 +167,7 @@ def _literals(tokens: list[str], examples: Sequence[str]) -> list[str]:
             current.append(t)
             continue
         if current:
-            runs.append(" ".join(current))
+            runs.append(" ".join(current[:_MAX_LITERAL_TOKENS]))
             runs.extend(current if len(current) > 1 else [])
         current = []
         runs.extend(p for p in _constant(t).split() if p)
@@ -197,20 +212,16 @@ def draft_signature(
     if not t.examples:
         raise ValueError("a template without examples cannot prove a draft")
     tokens = t.pattern.split()
-    rx, start, end = _build_match(tokens, t.examples)
-    window = tokens[start:end] if start else tokens[next(i for i, x in enumerate(tokens) if _is_word(x)) : end]
+    rx, first, end = _build_match(tokens, t.examples)
+    window = tokens[first:end]
     literals = _literals(window, t.examples) or _literals(tokens, t.examples)
     if not literals:
         raise ValueError("no constant text of the template occurs in all its examples")
     compiled = compile_exact(rx)
-    chosen: list[str] = []
-    for cand in [*negatives[:1], *[n for n in negatives[1:]], *_HEALTHY]:
-        if cand in t.examples or _touches(compiled, cand):
-            continue
-        if cand in _HEALTHY or not any(c in _HEALTHY for c in chosen):
-            chosen.append(cand)
-        if len(chosen) == 2 or (chosen and cand in _HEALTHY):
-            break
+    # One near miss (another template's line) when there is one, and one healthy line.
+    near = next((n for n in negatives if n not in t.examples and not _touches(compiled, n)), None)
+    healthy = next((n for n in _HEALTHY if not _touches(compiled, n)), None)
+    chosen = [n for n in (near, healthy) if n is not None]
     if not chosen:
         raise ValueError("no negative example found that the draft regex leaves alone")
     text = " ".join(window)
@@ -262,7 +273,16 @@ def draft_yaml(templates: Sequence[Template], family: str = "local") -> str:
     skipped: list[str] = []
     ids: set[str] = set()
     for i, t in enumerate(templates):
-        others = [o.examples[0] for j, o in enumerate(templates) if j != i and o.examples]
+        # The best near miss is the template sharing the most words with this one.
+        words = set(t.pattern.split())
+        others = [
+            o.examples[0]
+            for _, _, o in sorted(
+                (-len(words & set(o.pattern.split())), j, o)
+                for j, o in enumerate(templates)
+                if j != i and o.examples
+            )
+        ]
         try:
             d = draft_signature(t, family=family, negatives=others)
         except ValueError as e:

@@ -13,6 +13,7 @@ small leaf, and only compared with the few templates there.
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -39,10 +40,14 @@ MAX_EXAMPLE_CHARS = 8192
 # Drain's tree shape: lines are routed by token count, then by this many leading
 # tokens. Two is Drain's default depth of 4 (root and length levels included).
 _PREFIX_DEPTH = 2
-# A node with this many children sends further new keys to its wildcard child, so one
-# word position with high cardinality (a host name the masker kept) cannot grow the
-# tree without bound.
-_MAX_CHILDREN = 100
+# A line is compared with every template of its leaf, so a leaf's size is the cost of
+# a line. A leaf holding this many templates takes no new ones: further lines there that
+# fit none are counted into the overflow catch-all. Real leaves stay far smaller (token
+# count and two leading words already separate messages); this bounds the time an
+# adversarial or pathological input (thousands of distinct messages sharing their length
+# and first words) can cost. Drain's usual cap on children per node is not needed for
+# memory: a node is only ever created together with a new template.
+_MAX_LEAF = 128
 
 
 @dataclass(frozen=True)
@@ -62,11 +67,27 @@ class _Cluster:
 
     tokens: list[str]
     order: int
+    # Comparison keys: "" for a masked value, WILDCARD for `<*>`, else the token.
+    keys: list[str] = field(default_factory=list)
+    wild: int = 0  # how many keys are WILDCARD
     count: int = 0
     examples: list[str] = field(default_factory=list)
     # Interned job numbers rather than strings: one job id string is shared by every
     # template it appears in.
     jobs: set[int] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        keys = _line_keys(self.tokens)
+        self.keys = [
+            WILDCARD if t == WILDCARD else k for t, k in zip(self.tokens, keys, strict=True)
+        ]
+        self.wild = self.keys.count(WILDCARD)
+
+    def merge(self, tokens: list[str]) -> None:
+        for i, (a, b) in enumerate(zip(self.tokens, tokens, strict=True)):
+            if a != b:
+                self.tokens[i] = self.keys[i] = WILDCARD
+        self.wild = self.keys.count(WILDCARD)
 
     def add(self, raw: str, job: int) -> None:
         self.count += 1
@@ -93,28 +114,27 @@ def _route_key(token: str) -> str:
     return WILDCARD if PLACEHOLDER_RE.search(token) else token
 
 
-def _similarity(template: list[str], tokens: list[str], threshold: float) -> tuple[float, int]:
+def _line_keys(tokens: list[str]) -> list[str]:
+    # Comparison keys, computed once per line: every masked value compares as "" so
+    # that the inner loop is plain string equality.
+    return ["" if _is_value(t) else t for t in tokens]
+
+
+def _similarity(c: _Cluster, line: list[str], threshold: float) -> tuple[float, int]:
     """(share of equal positions, constant positions equal): the second breaks ties so
-    a line prefers the template that keeps more of its words."""
-    n = len(tokens)
-    needed = threshold * n
-    equal = constant = 0
-    for i, (a, b) in enumerate(zip(template, tokens, strict=True)):
-        if a == b:
-            equal += 1
-            if not _is_value(a):
-                constant += 1
-        elif _is_value(a) and _is_value(b):
-            equal += 1
-        elif equal + (n - i - 1) < needed:
-            return 0.0, 0  # cannot reach the threshold any more: most lines end here
-    return equal / n, constant
+    a line prefers the template that keeps more of its words.
 
-
-def _merge(template: list[str], tokens: list[str]) -> None:
-    for i, (a, b) in enumerate(zip(template, tokens, strict=True)):
-        if a != b:
-            template[i] = WILDCARD
+    A template's `<*>` equals any token, and any two masked values are equal (a `<NUM>`
+    where the template saw a `<HEX>`): both are values, which is what the position
+    holds. A value against a word is a difference. `line` holds comparison keys
+    (_line_keys), so the count runs as C-level string comparisons: every line is
+    compared with every template of its leaf, and this is the miner's hot loop.
+    """
+    n = len(line)
+    equal = sum(map(operator.eq, c.keys, line)) + c.wild  # a line key is never WILDCARD
+    if equal < threshold * n:
+        return 0.0, 0
+    return equal / n, sum(1 for a, b in zip(c.keys, line, strict=True) if a == b and a)
 
 
 def mine(
@@ -126,12 +146,14 @@ def mine(
     signature matched); every line given is masked with analyzer.masking.mask and
     clustered. Lines that mask to nothing are skipped.
 
-    At most `max_templates` templates are returned. When the table is full, a line that
-    fits no existing template is counted into one catch-all template whose pattern is
-    OVERFLOW_PATTERN (it keeps examples and jobs like the others); the catch-all takes
-    one of the `max_templates` places, so there are at most `max_templates - 1` real
-    templates. No tree node is created once the table is full, so memory stays bounded
-    by `max_templates` (plus the distinct job ids seen).
+    At most `max_templates` templates are returned, so that a flood of distinct lines
+    cannot exhaust memory. When the table (or the line's leaf, see _MAX_LEAF) is full,
+    a line that fits no existing template is counted into one catch-all template whose
+    pattern is OVERFLOW_PATTERN (with examples and jobs like the others), never dropped
+    silently; the catch-all takes one of the `max_templates` places, so there are at
+    most `max_templates - 1` real templates. No tree node is created once the table is
+    full. Per template, examples are capped (3 lines, MAX_EXAMPLE_CHARS each); the job
+    ids are kept exactly (as small ints) so that `job_count` is true.
 
     Same input in the same order gives the same output: the tree, tie-breaks and the
     final sort (count descending, then pattern, then creation order) are deterministic.
@@ -149,6 +171,7 @@ def mine(
         tokens = mask(raw).split()
         if not tokens:
             continue
+        keys = _line_keys(tokens)
         job = job_ids.setdefault(job_id, len(job_ids))
         can_grow = len(clusters) < max_templates - 1
         leaf = _find_leaf(root, tokens, create=can_grow)
@@ -156,13 +179,13 @@ def mine(
         best_score = (-1.0, -1)
         if leaf is not None:
             for c in leaf.clusters:
-                score = _similarity(c.tokens, tokens, similarity)
+                score = _similarity(c, keys, similarity)
                 if score[0] >= similarity and score > best_score:
                     best, best_score = c, score
         if best is not None:
-            _merge(best.tokens, tokens)
+            best.merge(tokens)
             best.add(raw, job)
-        elif leaf is not None and can_grow:
+        elif leaf is not None and can_grow and len(leaf.clusters) < _MAX_LEAF:
             c = _Cluster(list(tokens), len(clusters))
             c.add(raw, job)
             leaf.clusters.append(c)
@@ -200,9 +223,6 @@ def _find_leaf(root: dict[int, _Node], tokens: list[str], *, create: bool) -> _N
     for token in tokens[:_PREFIX_DEPTH]:
         key = _route_key(token)
         child = node.children.get(key)
-        if child is None and key != WILDCARD and len(node.children) >= _MAX_CHILDREN:
-            key = WILDCARD
-            child = node.children.get(key)
         if child is None:
             if not create:
                 return None

@@ -292,14 +292,30 @@ def _node_rank(root: Hit, hits: list[Hit]) -> int | None:
 
 
 def _ask_model(
-    model: Model | None, errors: ErrorLines | None, lang: str
+    model: Model | None, errors: ErrorLines | None, ev: Evidence, lang: str
 ) -> tuple[ModelOpinion, RootCause | None, str] | None:
-    """The classifier's reading of the failure region: opinion, evidence line, summary."""
+    """The classifier's reading of the failure region: opinion, evidence line, summary.
+
+    Only error lines after the last progress line of their file count: a failure ends
+    a rank's training, while an error-looking line the run trained past (a warning, a
+    retried call, a print quoting a failure) did not stop it.
+    """
     region = errors.region() if errors is not None else []
     if model is None or not region:
         return None
+    last: dict[str, int] = {}
+    for p in ev.progress:
+        if p.last_line is not None:
+            last[p.file] = max(last.get(p.file, 0), p.last_line)
+    after = [x for x in region if x.line > last.get(x.file, 0)]
+    if after:
+        region = after
     pred = model.predict([x.text for x in region])
-    sure = pred.category not in (NONE, "unknown") and pred.probability >= MODEL_THRESHOLD
+    sure = (
+        bool(after)
+        and pred.category not in (NONE, "unknown")
+        and pred.probability >= MODEL_THRESHOLD
+    )
     opinion = ModelOpinion(pred.category, pred.probability, pred.alternatives, sure)
     if not sure:
         return opinion, None, ""
@@ -368,7 +384,7 @@ def decide(
         )
     asked = None
     if not deciding_hits or _culprit(deciding_hits).signature.category == "unknown":
-        asked = _ask_model(model, errors, lang)
+        asked = _ask_model(model, errors, ev, lang)
     if asked is not None and asked[1] is not None:
         opinion, model_root, model_summary = asked
         cat = CATEGORIES[opinion.category]

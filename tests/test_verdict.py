@@ -30,7 +30,7 @@ def _job(tmp_path: Path, files: dict[str, list[str]]) -> Path:
 
 
 def run(path: Path):  # type: ignore[no-untyped-def]
-    return analyze(path, patterns=[DEMO_PATTERNS], builtin_patterns=False)
+    return analyze(path, patterns=[DEMO_PATTERNS], builtin_patterns=False, model=False)
 
 
 def test_a_cause_outranks_earlier_symptoms_of_other_ranks(tmp_path: Path) -> None:
