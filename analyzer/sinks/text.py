@@ -28,6 +28,8 @@ _LABELS = {
         "ranks": "ranks",
         "more": "more findings not shown",
         "explained": "explained",
+        "model": "Classifier",
+        "unsure": "not sure enough to decide",
     },
     "zh": {
         "root": "根因",
@@ -45,6 +47,8 @@ _LABELS = {
         "ranks": "个 rank",
         "more": "条发现未显示",
         "explained": "由根因导致",
+        "model": "分类模型",
+        "unsure": "把握不足，未采用",
     },
 }
 _RETRY = {True: "yes", False: "no", None: "unknown"}
@@ -99,7 +103,9 @@ def render(verdict: Verdict, lang: str = "en") -> str:
             where.append(rc.time)
         out.append("")
         out.append(
-            click.style(f"{lab['root']}: ", bold=True) + "  ".join(where) + f"  [{rc.signature}]"
+            click.style(f"{lab['root']}: ", bold=True)
+            + "  ".join(where)
+            + f"  [{rc.signature or verdict.decided_by}]"
         )
         width = len(str(rc.context_first_line + len(rc.context)))
         for i, text in enumerate(rc.context or (rc.text,)):
@@ -107,6 +113,16 @@ def render(verdict: Verdict, lang: str = "en") -> str:
             mark = ">" if n == rc.line else " "
             line = f" {mark} {n:>{width}} | {_short(text, 200)}"
             out.append(click.style(line, bold=True) if n == rc.line else line)
+    m = verdict.model
+    if m is not None:
+        alts = ", ".join(f"{c} {p:.2f}" for c, p in m.alternatives)
+        out.append("")
+        out.append(
+            click.style(f"{lab['model']}: ", bold=True)
+            + f"{m.category} p={m.probability:.2f}"
+            + ("" if m.decided else f" ({lab['unsure']})")
+            + (f"; then {alts}" if alts else "")
+        )
     others = [
         f
         for f in verdict.findings
