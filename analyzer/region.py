@@ -18,7 +18,7 @@ from .types import LogTime
 # One automaton pattern for "this line looks like an error". Broad on purpose: these
 # lines are only kept (bounded), never turned into findings on their own.
 ERROR_LINE = (
-    r"(?i)\b(?:error|errors|exception|traceback|fatal|fail|failed|failure|fails|killed|"
+    r"(?i)\b(?:error|errors|exception|fatal|fail|failed|failure|fails|killed|"
     r"abort|aborted|aborting|timeout|timed out|panic|cannot|unable to|denied|not found|"
     r"no such|segmentation|core dumped|terminated|terminating|oom|nan|inf|invalid|"
     r"unhealthy|lost|refused|exceeded|corrupt|corrupted|mismatch|unexpected|evicted|"

@@ -32,6 +32,11 @@ def test_no_secret_in_any_output_format() -> None:
         assert r.exit_code == 0
         outputs.append(r.stdout)
     outputs.append(str(analyze(LOGS).to_dict()))
+    outputs.append(str(analyze(LOGS, signatures=False).to_dict()))  # the classifier's lines
+    for extra in ([], ["--suggest"]):  # unmatched error lines and drafts made from them
+        r = CliRunner().invoke(main, ["unknowns", str(LOGS), *extra])
+        assert r.exit_code == 0 and "sync failed" in r.stdout
+        outputs.append(r.stdout)
     verdict = analyze(LOGS)
     assert verdict.category == "device_oom"  # redaction never changes the verdict
     for out in outputs:
