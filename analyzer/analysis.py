@@ -97,6 +97,7 @@ def analyze(
     hang_factor: float = HANG_FACTOR,
     hang_min_gap: float = HANG_MIN_GAP,
     redact: bool = True,
+    deadline: float | None = None,
 ) -> Verdict:
     """Analyse the logs of one job and return its root-cause verdict.
 
@@ -111,14 +112,27 @@ def analyze(
     `hang_factor`, `hang_min_gap`: a rank whose progress stopped longer ago than this many
     times its median step time, and at least this many seconds, is hung.
     `redact`: replace secrets (tokens, keys, passwords) in every line of the verdict.
+    `deadline`: seconds the caller can wait. The tails of large files are read first
+    (a root cause is usually near the end of the first failing rank's log), then
+    everything while time remains; `stats.complete` says whether all was read.
     """
     if lang not in ("en", "zh"):
         raise AnalyzerError(f"lang must be 'en' or 'zh', not {lang!r}")
+    if deadline is not None and not deadline > 0:
+        raise AnalyzerError(f"deadline must be a positive number of seconds, not {deadline!r}")
     path_list = _normalise_paths(paths)
     if not signatures:
         patterns, builtin_patterns = (), False
+    stop_at = None if deadline is None else time.monotonic() + deadline * _SCAN_SHARE
     matcher = get_matcher(patterns, builtin=builtin_patterns, engine=engine)
-    job = scan_job(path_list, matcher, redact)
+    if stop_at is None:
+        job = scan_job(path_list, matcher, redact)
+    else:
+        job = scan_job(path_list, matcher, redact, stop_at, tail=TAIL_FIRST)
+        if job.tails and time.monotonic() < stop_at:
+            full = scan_job(path_list, matcher, redact, stop_at)
+            if full.stats.complete:
+                job = full
     end = _end_of_evidence(job.collector.latest, job.ends, now)
     rules = get_rules(patterns, builtin=builtin_patterns)
     return decide(
@@ -131,26 +145,46 @@ def analyze(
     )
 
 
+# Under a deadline: the share of it for reading (the rest is for the verdict and the
+# margin), and how much of the end of each large plain file is read first.
+_SCAN_SHARE = 0.85
+TAIL_FIRST = 4 << 20
+
+
 @dataclass
 class ScannedJob:
     collector: Collector
     errors: ErrorLines
     stats: Stats
     ends: list[LogTime]
+    tails: int  # files of which only the tail was read
 
 
-def scan_job(path_list: Sequence[str], matcher: Matcher, redact: bool = True) -> ScannedJob:
-    """Every stream of a job through the scanner: hits, error lines and statistics."""
+def scan_job(
+    path_list: Sequence[str],
+    matcher: Matcher,
+    redact: bool = True,
+    stop_at: float | None = None,
+    tail: int = 0,
+) -> ScannedJob:
+    """Every stream of a job through the scanner: hits, error lines and statistics.
+
+    `stop_at` (monotonic clock) ends reading early; `tail` reads large plain files from
+    that many bytes before their end only.
+    """
     started = time.perf_counter()
     notes = SourceNotes()
     collector = Collector()
     errors = ErrorLines()
     scanner = StreamScanner(matcher, collector.add, YearRef(), redact, errors.add)
-    files = lines = nbytes = truncated = 0
+    files = lines = nbytes = truncated = tails = unread = 0
     ends: list[LogTime] = []
     for index, stream in enumerate(iter_streams(path_list, notes)):
+        if stop_at is not None and time.monotonic() > stop_at:
+            unread += 1  # at least this one; opening the rest would cost more time
+            break
         try:
-            fs = scanner.scan(stream, index)
+            fs = scanner.scan(stream, index, stop_at, tail)
         except Exception as e:  # a bug must cost one file, not the restart decision
             notes.notes.append(
                 f"{stream.name}: internal error, file skipped: {type(e).__name__}: {e}"
@@ -158,9 +192,17 @@ def scan_job(path_list: Sequence[str], matcher: Matcher, redact: bool = True) ->
             continue
         files += 1
         lines += fs.lines
-        nbytes += fs.bytes
+        nbytes += fs.read
         truncated += fs.truncated
-        if fs.error:
+        if fs.start:
+            tails += 1
+            notes.notes.append(
+                f"{fs.name}: only its last {fs.read:,} bytes were read (deadline); its line "
+                f"numbers count from byte {fs.start:,}"
+            )
+        if fs.error == "deadline reached":
+            unread += 1
+        elif fs.error:
             notes.notes.append(f"{fs.name}: read stopped early: {fs.error} (kept what was read)")
         if fs.last_time is not None:
             ends.append(fs.last_time)
@@ -168,6 +210,8 @@ def scan_job(path_list: Sequence[str], matcher: Matcher, redact: bool = True) ->
             notes.notes.append(
                 f"{fs.name}: {fs.truncated} line(s) longer than 1 MiB were cut for matching"
             )
+    if unread:
+        notes.notes.append("deadline reached: not every file was read to its end")
     stats = Stats(
         files=files,
         lines=lines,
@@ -178,8 +222,9 @@ def scan_job(path_list: Sequence[str], matcher: Matcher, redact: bool = True) ->
         notes=tuple(notes.notes),
         truncated_lines=truncated,
         engine=matcher.automaton.name,
+        complete=not (unread or tails),
     )
-    return ScannedJob(collector, errors, stats, ends)
+    return ScannedJob(collector, errors, stats, ends, tails)
 
 
 def _end_of_evidence(

@@ -118,6 +118,13 @@ def main() -> None:
     is_flag=True,
     help="Do not ask the classifier when no signature decides.",
 )
+@click.option(
+    "--deadline",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Answer within about this many seconds: tails of large files first, then the "
+    "rest while time remains (stats.complete says whether all was read).",
+)
 def analyze_cmd(
     paths: tuple[str, ...],
     fmt: str,
@@ -131,6 +138,7 @@ def analyze_cmd(
     no_builtin: bool,
     no_signatures: bool,
     no_model: bool,
+    deadline: float | None,
 ) -> None:
     """Analyse the logs of one job and print its root-cause verdict."""
     try:
@@ -140,6 +148,7 @@ def analyze_cmd(
             builtin_patterns=not no_builtin,
             signatures=not no_signatures,
             model=not no_model,
+            deadline=deadline,
             engine=engine,
             lang=lang,
             now=now,

@@ -8,6 +8,7 @@ checked by the exact regex and given a time, a rank and context.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
@@ -79,6 +80,11 @@ class FileScan:
     truncated: int = 0
     last_time: LogTime | None = None
     error: str | None = None
+    start: int = 0  # where reading began: 0, or the tail of a large file under a deadline
+
+    @property
+    def read(self) -> int:
+        return self.bytes - self.start
 
 
 class _Block:
@@ -135,9 +141,11 @@ class StreamFeed:
     """One stream's scanning state: the partial last line, line number, and the tail kept
     for context, so bytes can be fed as they are read, whole file or growing log alike."""
 
-    def __init__(self, scanner: StreamScanner, stream: Stream, file_index: int) -> None:
+    def __init__(
+        self, scanner: StreamScanner, stream: Stream, file_index: int, start: int = 0
+    ) -> None:
         self.scanner, self.stream, self.file_index = scanner, stream, file_index
-        self.fs = FileScan(stream.name)
+        self.fs = FileScan(stream.name, bytes=start, start=start)
         self.carry = b""
         self.skipping = False
         self.skip_tail = b""
@@ -228,12 +236,33 @@ class StreamScanner:
         self._detailed: dict[tuple[int, int], int] = {}
         self._progress = [s.role == "progress" for s in matcher.signatures] + [False]
 
-    def scan(self, stream: Stream, file_index: int) -> FileScan:
-        """Read a stream to its end."""
-        feed = self.open(stream, file_index)
+    def scan(
+        self, stream: Stream, file_index: int, stop_at: float | None = None, tail: int = 0
+    ) -> FileScan:
+        """Read a stream to its end, or until the monotonic clock passes `stop_at`.
+
+        With `tail`, a plain file larger than that is read from `tail` bytes before its
+        end only (from the first line that starts there): most root causes sit at the end
+        of a log. Offsets stay absolute; line numbers then count from where reading began.
+        """
+        reader = stream.reader
+        path, start = stream.path, 0
+        if tail and path is not None and stream.size is not None and stream.size > tail:
+            start = stream.size - tail
+        feed = self.open(stream, file_index, start)
         try:
+            if path is not None and start:
+                reader = open(path, "rb")  # noqa: SIM115 (closed below)
+                reader.seek(start - 1)
+                # the rest of a line that began earlier
+                skipped = len(reader.readline(LINE_CAP))
+                feed.fs.bytes += skipped - 1
+                feed.fs.start = feed.fs.bytes
             while True:
-                chunk = stream.reader.read(BLOCK)
+                if stop_at is not None and time.monotonic() > stop_at:
+                    feed.fs.error = "deadline reached"
+                    break
+                chunk = reader.read(BLOCK)
                 if not chunk:
                     break
                 feed.feed(chunk)
@@ -245,12 +274,15 @@ class StreamScanner:
                     break
         except Exception as e:  # truncated gzip, I/O errors, corrupt members: keep what we have
             feed.fs.error = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+        finally:
+            if reader is not stream.reader:
+                reader.close()
         feed.close()
         return feed.fs
 
-    def open(self, stream: Stream, file_index: int) -> StreamFeed:
+    def open(self, stream: Stream, file_index: int, start: int = 0) -> StreamFeed:
         """A feed for a stream whose bytes arrive piecemeal (a growing file under watch)."""
-        return StreamFeed(self, stream, file_index)
+        return StreamFeed(self, stream, file_index, start)
 
     def _sample_times(self, fs: FileScan, block: bytes) -> None:
         """The year anchor from the block's first line, the file's last timestamp from its

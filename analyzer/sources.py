@@ -67,6 +67,10 @@ class Stream:
     # Decompressed bytes beyond which reading stops: a decompression bomb (a few KB that
     # expand to terabytes of zeros) must end in bounded time with a note.
     limit: int | None = None
+    # A plain file on disk (not compressed, not an archive member) and its size: its tail
+    # can be read first when time is short (analyze(deadline=...)).
+    path: Path | None = None
+    size: int | None = None
 
 
 @dataclass
@@ -188,6 +192,7 @@ def _streams_of(
     try:
         head = _read_head(raw)
         inner = _decompressor(head, _Prefixed(head, raw))  # type: ignore[arg-type]
+        plain = path if inner is None else None
         if inner is not None:
             raw = inner
             head = _read_head(raw)
@@ -215,7 +220,8 @@ def _streams_of(
         notes.unreadable_file(name, f"{type(e).__name__}: {e}")
         return
     rank, host = path_hints(name)
-    yield Stream(name, io.BufferedReader(_Prefixed(head, raw), 1 << 20), rank, host, limit)
+    reader = io.BufferedReader(_Prefixed(head, raw), 1 << 20)
+    yield Stream(name, reader, rank, host, limit, plain, packed if plain else None)
 
 
 def _tar_members(

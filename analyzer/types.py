@@ -179,6 +179,7 @@ class Stats:
     notes: tuple[str, ...] = ()
     truncated_lines: int = 0
     engine: str = ""
+    complete: bool = True  # every stream was read to its end (False: a deadline cut it)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -191,6 +192,7 @@ class Stats:
             "notes": list(self.notes),
             "truncated_lines": self.truncated_lines,
             "engine": self.engine,
+            "complete": self.complete,
         }
 
 

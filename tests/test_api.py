@@ -91,10 +91,10 @@ def test_an_internal_error_costs_one_file_not_the_verdict(tmp_path: Path, monkey
     (tmp_path / "b.log").write_text("boom\n")
     real = scan.StreamScanner.scan
 
-    def flaky(self, stream, index):  # type: ignore[no-untyped-def]
+    def flaky(self, stream, index, *args):  # type: ignore[no-untyped-def]
         if stream.name == "b.log":
             raise RuntimeError("simulated bug")
-        return real(self, stream, index)
+        return real(self, stream, index, *args)
 
     monkeypatch.setattr(scan.StreamScanner, "scan", flaky)
     v = analyze(tmp_path, patterns=[DEMO_PATTERNS], builtin_patterns=False)

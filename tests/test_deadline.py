@@ -1,0 +1,101 @@
+"""analyze(deadline=...): a verdict in bounded time whatever the logs hold."""
+
+from __future__ import annotations
+
+import os
+import tarfile
+import time
+from pathlib import Path
+
+import pytest
+
+from analyzer import AnalyzerError, analyze
+
+OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+
+
+def _hostile(root: Path) -> None:
+    (root / "junk.bin").write_bytes(os.urandom(1 << 20))
+    with open(root / "sparse.log", "wb") as f:  # 1 GB of zeros, no disk
+        f.truncate(1 << 30)
+    os.mkfifo(root / "pipe.log")
+    locked = root / "locked.log"
+    locked.write_text(OOM)
+    locked.chmod(0)
+    good = root / "ok.tar.gz"
+    with tarfile.open(good, "w:gz") as tf:
+        src = root / "rank_0.log"
+        src.write_text("step 1 loss 2.0\n" * 200_000 + OOM)
+        tf.add(src, arcname="rank_0.log")
+    src.unlink()
+    (root / "cut.tar.gz").write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+
+
+def test_hostile_inputs_under_a_2s_deadline_give_a_verdict_in_about_3s(tmp_path: Path) -> None:
+    _hostile(tmp_path)
+    for _ in range(3):
+        t = time.monotonic()
+        v = analyze(tmp_path, deadline=2.0)
+        took = time.monotonic() - t
+        assert took < 3.0, took  # a hang guard with margin, not a speed measurement
+        assert v.category in ("device_oom", "none", "unknown")
+        assert v.stats.notes
+
+
+def test_a_large_log_is_read_tail_first(tmp_path: Path) -> None:
+    """The failure at the end of a large file is found even when there is no time to read
+    the file: the tail comes first, offsets stay absolute, and the verdict says it is
+    incomplete."""
+    big = tmp_path / "rank_3.log"
+    with open(big, "w") as f:
+        for i in range(1_500_000):
+            f.write(f"[2026-11-29 10:00:00,000] iteration {i} | lm loss: 2.0 | grad norm: 0.5 |\n")
+        f.write(OOM)
+    v = analyze(tmp_path, deadline=0.3)
+    assert v.category == "device_oom"
+    assert v.root_cause is not None
+    with open(big, "rb") as f:
+        f.seek(v.root_cause.offset)
+        assert f.readline().decode() == OOM
+    if not v.stats.complete:
+        assert any("only its last" in n for n in v.stats.notes)
+    full = analyze(tmp_path, deadline=120.0)
+    assert full.stats.complete and full.root_cause is not None
+    assert full.root_cause.line == 1_500_001 and full.root_cause.offset == v.root_cause.offset
+
+
+def test_no_deadline_reads_everything(tmp_path: Path) -> None:
+    (tmp_path / "a.log").write_text(OOM)
+    v = analyze(tmp_path)
+    assert v.stats.complete and v.to_dict()["stats"]["complete"] is True
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, float("nan")])
+def test_a_bad_deadline_is_a_usage_error(tmp_path: Path, bad: float) -> None:
+    with pytest.raises(AnalyzerError):
+        analyze(tmp_path, deadline=bad)
+
+
+def test_concurrent_calls_from_threads_agree_with_sequential_ones(tmp_path: Path) -> None:
+    """A restart controller may analyse several jobs at once from one process."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    jobs = []
+    for i, line in enumerate(
+        [
+            OOM,
+            "NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n",
+            "step 1 loss 2.0\n",
+        ]
+        * 3
+    ):
+        d = tmp_path / f"job{i}"
+        d.mkdir()
+        (d / "rank_0.log").write_text("step 1 loss 2.0\n" * 1000 + line)
+        jobs.append(d)
+    sequential = [analyze(d).to_dict() for d in jobs]
+    with ThreadPoolExecutor(4) as pool:
+        threaded = list(pool.map(lambda d: analyze(d, deadline=60).to_dict(), jobs))
+    for a, b in zip(sequential, threaded, strict=True):
+        a["stats"].pop("seconds"), b["stats"].pop("seconds")
+        assert a == b
