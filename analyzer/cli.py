@@ -20,7 +20,7 @@ from .analysis import analyze, get_matcher
 from .matcher import run_examples
 from .signatures import load_patterns
 from .taxonomy import CATEGORIES
-from .types import PatternError
+from .types import AnalyzerError, PatternError
 
 EXIT_UNREADABLE = 3
 _NOTES_ON_STDERR = 10  # the JSON holds them all; a folder of binaries must not flood stderr
@@ -119,6 +119,13 @@ def main() -> None:
     help="Do not ask the classifier when no signature decides.",
 )
 @click.option(
+    "--exit-code",
+    "exit_code",
+    is_flag=True,
+    help="Exit with the recovery decision's code (0 none, 10 fix and resubmit, 200 restart, "
+    "201 pod reschedule, 202 isolate and reschedule; see README).",
+)
+@click.option(
     "--deadline",
     type=click.FloatRange(min=0, min_open=True),
     default=None,
@@ -138,6 +145,7 @@ def analyze_cmd(
     no_builtin: bool,
     no_signatures: bool,
     no_model: bool,
+    exit_code: bool,
     deadline: float | None,
 ) -> None:
     """Analyse the logs of one job and print its root-cause verdict."""
@@ -178,6 +186,11 @@ def analyze_cmd(
         click.echo(text.render(verdict, lang))
     if verdict.stats.files == 0 and (verdict.stats.unreadable or verdict.stats.skipped):
         sys.exit(EXIT_UNREADABLE)
+    if exit_code:
+        from .history import Attempt
+        from .policy import decide
+
+        sys.exit(decide(Attempt.of(verdict)).exit_code)
 
 
 EXIT_FAILURE_SEEN = 4
@@ -424,3 +437,47 @@ def unknowns_cmd(
             click.echo(f"       e.g. {ex[:200]}")
         more = f" (+{t.job_count - len(t.jobs)} more)" if t.job_count > len(t.jobs) else ""
         click.echo(f"       jobs: {', '.join(t.jobs[:5])}{more}")
+
+
+@main.command("decide")
+@click.argument("path")
+@click.option("--policy", "policy_file", type=click.Path(exists=True), help="Policy YAML.")
+@click.option(
+    "--history",
+    "history_file",
+    type=click.Path(exists=True),
+    help="Verdicts of earlier attempts, one JSON object per line, oldest first.",
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option("--deadline", type=click.FloatRange(min=0, min_open=True), default=None)
+def decide_cmd(
+    path: str,
+    policy_file: str | None,
+    history_file: str | None,
+    fmt: str,
+    deadline: float | None,
+) -> None:
+    """What a restart controller should do now, and exit with its code.
+
+    PATH holds the logs of the attempt that just failed, or `attempt_N/` folders of
+    several attempts of one job (each analysed on its own, the last one is current).
+    """
+    from .history import Attempt, attempt_dirs, load_history
+    from .policy import decide, load_policy
+
+    try:
+        policy = load_policy(policy_file) if policy_file else None
+        history = load_history(history_file) if history_file else []
+        attempts = attempt_dirs(path) or [Path(path)]
+        verdicts = [analyze(str(a), deadline=deadline) for a in attempts]
+    except AnalyzerError as e:
+        raise click.UsageError(str(e)) from None
+    history += [Attempt.of(v) for v in verdicts[:-1]]
+    decision = decide(Attempt.of(verdicts[-1]), history, policy)
+    if fmt == "json":
+        click.echo(json.dumps({"decision": decision.to_dict(), "verdict": verdicts[-1].to_dict()}))
+    else:
+        click.echo(f"{decision.action.upper()}: {decision.recovery}  (exit {decision.exit_code})")
+        click.echo(decision.reason)
+        click.echo(verdicts[-1].summary)
+    sys.exit(decision.exit_code)

@@ -1,0 +1,234 @@
+"""Verdict + attempt history + what the platform offers -> what to do now.
+
+The taxonomy maps a category to the recovery feature that suits it; a platform may not
+have that feature (operator re-execution needs super-node hardware, pod rescheduling a
+pool that supports it), may want a different one for a given signature, and must stop
+restarting a job that fails the same way every time. A policy file says all of that in
+data; the defaults below are the taxonomy's, with every feature enabled.
+
+```yaml
+features: [checkpoint_resume, auto_restart, unconditional_restart, hang_restart]
+scenario: multi_node            # single_node | multi_node | large_model
+retries: 3                      # default budget per category
+rules:                          # first match wins; category and/or signature
+  - {signature: hccl-link-flap, recovery: operator_retry, retries: 5}
+  - {category: network_fault, repeat: 2, recovery: pod_reschedule}
+ladder:                         # fallbacks when a feature is not enabled
+  operator_retry: [auto_restart, checkpoint_resume, unconditional_restart]
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .history import Attempt, lemon_hosts, sticky
+from .taxonomy import CATEGORIES, RECOVERIES
+from .types import AnalyzerError
+
+STOP = "fix_and_resubmit"
+SCENARIOS = ("single_node", "multi_node", "large_model")
+RESTARTS = frozenset(r for r in RECOVERIES if r not in (STOP, "hang_detection"))
+# Where to go when a feature is not enabled: nearest first. A job-level restart from the
+# newest checkpoint is the floor every training platform has.
+LADDER: dict[str, tuple[str, ...]] = {
+    "operator_retry": ("auto_restart", "checkpoint_resume", "unconditional_restart"),
+    "pod_reschedule": (
+        "isolate_and_reschedule",
+        "auto_restart",
+        "checkpoint_resume",
+        "unconditional_restart",
+    ),
+    "isolate_and_reschedule": (
+        "pod_reschedule",
+        "checkpoint_resume",
+        "auto_restart",
+        "unconditional_restart",
+    ),
+    "hang_restart": ("auto_restart", "checkpoint_resume", "unconditional_restart"),
+    "auto_restart": ("checkpoint_resume", "unconditional_restart"),
+    "checkpoint_resume": ("auto_restart", "unconditional_restart"),
+    "unconditional_restart": ("checkpoint_resume", "auto_restart"),
+}
+
+# Exit codes for schedulers that decide from them. Kubeflow's ExitCode restart policy
+# retries codes >= 128 and never retries 1-127, so every restart is >= 128 and "do not
+# restart" is below it. 0 means nothing failed.
+EXIT_NONE = 0
+EXIT_PERMANENT = 10
+EXIT_RESTART = 200
+EXIT_POD_RESCHEDULE = 201
+EXIT_ISOLATE = 202
+_EXIT = {"pod_reschedule": EXIT_POD_RESCHEDULE, "isolate_and_reschedule": EXIT_ISOLATE}
+
+
+@dataclass(frozen=True)
+class Rule:
+    recovery: str
+    category: str | None = None
+    signature: str | None = None
+    repeat: int = 1  # applies from this many failures of its kind in the history on
+    retries: int | None = None
+
+    def applies(self, category: str, signature: str | None, seen: int) -> bool:
+        return (
+            (self.category is None or self.category == category)
+            and (self.signature is None or self.signature == signature)
+            and seen >= self.repeat
+        )
+
+
+@dataclass(frozen=True)
+class Policy:
+    features: frozenset[str] = RESTARTS
+    scenario: str = "multi_node"
+    retries: int = 3
+    rules: tuple[Rule, ...] = ()
+    ladder: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: dict(LADDER))
+
+    def available(self, recovery: str) -> str | None:
+        """`recovery`, or the first enabled feature down its ladder."""
+        if recovery == "pod_reschedule" and self.scenario == "single_node":
+            recovery = "isolate_and_reschedule"  # a one-pod job moves as a whole
+        for r in (recovery, *self.ladder.get(recovery, ())):
+            if r in self.features:
+                return r
+        return None
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a restart controller should do after this attempt."""
+
+    action: str  # "none" | "restart" | "stop"
+    recovery: str  # the feature to use (after fallbacks), "fix_and_resubmit" or "none"
+    preferred: str  # what the verdict and rules asked for, before fallbacks
+    category: str
+    failures: int  # failures of this kind so far, this attempt included
+    budget: int
+    isolate_hosts: tuple[str, ...]
+    reason: str
+    exit_code: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "action": self.action,
+            "recovery": self.recovery,
+            "preferred": self.preferred,
+            "category": self.category,
+            "failures": self.failures,
+            "budget": self.budget,
+            "isolate_hosts": list(self.isolate_hosts),
+            "reason": self.reason,
+            "exit_code": self.exit_code,
+        }
+
+
+def decide(
+    current: Attempt, history: Sequence[Attempt] = (), policy: Policy | None = None
+) -> Decision:
+    """The action for `current`, given the earlier attempts of the same job, oldest first."""
+    policy = policy or Policy()
+    cat = current.category
+    if cat == "none":
+        return Decision("none", "none", "none", cat, 0, 0, (), "no failure found", EXIT_NONE)
+    same = [a for a in history if a.category == cat] + [current]
+    rule = next((r for r in policy.rules if r.applies(cat, current.signature, len(same))), None)
+    preferred = rule.recovery if rule else current.recovery
+    budget = rule.retries if rule and rule.retries is not None else policy.retries
+    lemons = lemon_hosts([*history, current])
+
+    def stop(reason: str) -> Decision:
+        return Decision(
+            "stop", STOP, preferred, cat, len(same), budget, lemons, reason, EXIT_PERMANENT
+        )
+
+    if preferred == STOP:
+        return stop(f"{cat}: restarting cannot help; fix and resubmit")
+    why_sticky = sticky(current, history)
+    if why_sticky:
+        return stop(why_sticky)
+    if len(same) > budget:
+        return stop(f"{cat} failed {len(same)} times; the retry budget is {budget}")
+    if lemons and preferred not in ("isolate_and_reschedule", "pod_reschedule"):
+        preferred = "isolate_and_reschedule"
+    chosen = policy.available(preferred)
+    if chosen is None:
+        return stop(f"none of {preferred} and its fallbacks is enabled on this platform")
+    reason = f"{cat}: {chosen}" + (
+        f" (instead of {preferred}, not enabled)" if chosen != preferred else ""
+    )
+    if lemons:
+        reason += f"; host(s) {', '.join(lemons)} failed in more than one attempt"
+    return Decision(
+        "restart",
+        chosen,
+        preferred,
+        cat,
+        len(same),
+        budget,
+        lemons,
+        reason,
+        _EXIT.get(chosen, EXIT_RESTART),
+    )
+
+
+def load_policy(path: str | Path) -> Policy:
+    """A policy file; errors name the field, like pattern files."""
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as e:
+        raise AnalyzerError(f"{path}: cannot read policy: {e}") from None
+    if not isinstance(data, dict):
+        raise AnalyzerError(f"{path}: a policy is a mapping")
+
+    def fail(what: str) -> AnalyzerError:
+        return AnalyzerError(f"{path}: {what}")
+
+    unknown = set(data) - {"features", "scenario", "retries", "rules", "ladder"}
+    if unknown:
+        raise fail(f"unknown field(s): {', '.join(sorted(unknown))}")
+    features = frozenset(data.get("features", sorted(RESTARTS)))
+    for f in features:
+        if f not in RECOVERIES:
+            raise fail(f"features: {f!r} is not a recovery id")
+    scenario = data.get("scenario", "multi_node")
+    if scenario not in SCENARIOS:
+        raise fail(f"scenario: must be one of {', '.join(SCENARIOS)}")
+    retries = data.get("retries", 3)
+    if not isinstance(retries, int) or retries < 0:
+        raise fail("retries: must be a non-negative integer")
+    rules = []
+    for i, r in enumerate(data.get("rules") or []):
+        if not isinstance(r, dict) or set(r) - {
+            "category",
+            "signature",
+            "repeat",
+            "recovery",
+            "retries",
+        }:
+            raise fail(f"rules[{i}]: keys are category, signature, repeat, recovery, retries")
+        if r.get("recovery") not in RECOVERIES:
+            raise fail(f"rules[{i}].recovery: {r.get('recovery')!r} is not a recovery id")
+        if r.get("category") is not None and r["category"] not in CATEGORIES:
+            raise fail(f"rules[{i}].category: {r['category']!r} is not a category id")
+        rules.append(
+            Rule(
+                r["recovery"],
+                r.get("category"),
+                r.get("signature"),
+                int(r.get("repeat", 1)),
+                r.get("retries"),
+            )
+        )
+    ladder = dict(LADDER)
+    for k, v in (data.get("ladder") or {}).items():
+        if k not in RECOVERIES or not all(x in RECOVERIES for x in v):
+            raise fail(f"ladder.{k}: recovery ids only")
+        ladder[k] = tuple(v)
+    return Policy(features, scenario, retries, tuple(rules), ladder)

@@ -1,0 +1,155 @@
+"""Recovery policy and attempt history: what a restart controller is told to do."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from analyzer import AnalyzerError
+from analyzer.cli import main
+from analyzer.history import Attempt, lemon_hosts, load_history, sticky
+from analyzer.policy import (
+    EXIT_ISOLATE,
+    EXIT_NONE,
+    EXIT_PERMANENT,
+    EXIT_POD_RESCHEDULE,
+    EXIT_RESTART,
+    Policy,
+    Rule,
+    decide,
+    load_policy,
+)
+
+XID = Attempt("device_fault", "isolate_and_reschedule", "xid-79-fallen-off-bus", "node-3", 120)
+TIMEOUT = Attempt("collective_timeout", "auto_restart", "nccl-watchdog-timeout", None, 500)
+
+
+def test_taxonomy_defaults_and_exit_codes() -> None:
+    assert decide(XID).exit_code == EXIT_ISOLATE
+    assert decide(TIMEOUT).recovery == "auto_restart" and decide(TIMEOUT).exit_code == EXIT_RESTART
+    bug = decide(Attempt("user_code_error", "fix_and_resubmit", "python-keyerror"))
+    assert bug.action == "stop" and bug.exit_code == EXIT_PERMANENT < 128
+    assert decide(Attempt("none", "none")).exit_code == EXIT_NONE
+    assert min(EXIT_RESTART, EXIT_POD_RESCHEDULE, EXIT_ISOLATE) >= 128  # Kubeflow retries these
+
+
+def test_a_missing_feature_falls_back_down_the_ladder() -> None:
+    no_isolation = Policy(features=frozenset({"pod_reschedule", "auto_restart"}))
+    assert decide(XID, policy=no_isolation).recovery == "pod_reschedule"
+    bare = Policy(features=frozenset({"checkpoint_resume"}))
+    d = decide(XID, policy=bare)
+    assert d.recovery == "checkpoint_resume" and d.preferred == "isolate_and_reschedule"
+    assert "not enabled" in d.reason
+    nothing = decide(XID, policy=Policy(features=frozenset()))
+    assert nothing.action == "stop" and "enabled" in nothing.reason
+
+
+def test_single_node_jobs_move_as_a_whole() -> None:
+    net = Attempt("network_fault", "pod_reschedule")
+    assert decide(net, policy=Policy(scenario="single_node")).recovery == "isolate_and_reschedule"
+
+
+def test_rules_by_signature_and_repeat() -> None:
+    policy = Policy(
+        rules=(
+            Rule("operator_retry", signature="hccl-link-flap", retries=5),
+            Rule("pod_reschedule", category="network_fault", repeat=2),
+        )
+    )
+    flap = Attempt("network_fault", "auto_restart", "hccl-link-flap", None, 10)
+    assert decide(flap, policy=policy).recovery == "operator_retry"
+    other = Attempt("network_fault", "auto_restart", "nccl-ib-completion-error", None, 10)
+    assert decide(other, policy=policy).recovery == "auto_restart"  # first time
+    earlier = Attempt("network_fault", "auto_restart", "nccl-ib-completion-error", None, 5)
+    assert decide(other, [earlier], policy).recovery == "pod_reschedule"  # a repeat
+
+
+def test_the_retry_budget_stops_a_job_that_keeps_failing() -> None:
+    history = [
+        Attempt("collective_timeout", "auto_restart", "nccl-watchdog-timeout", None, s)
+        for s in (100, 200, 300)
+    ]
+    d = decide(TIMEOUT, history, Policy(retries=3))
+    assert d.action == "stop" and d.failures == 4 and "budget" in d.reason
+
+
+def test_sticky_failures_and_lemon_hosts() -> None:
+    again = Attempt("collective_timeout", "auto_restart", "nccl-watchdog-timeout", None, 500)
+    assert sticky(again, [TIMEOUT]) is not None
+    assert decide(again, [TIMEOUT]).exit_code == EXIT_PERMANENT
+    further = Attempt("collective_timeout", "auto_restart", "nccl-watchdog-timeout", None, 900)
+    assert sticky(further, [TIMEOUT]) is None and decide(further, [TIMEOUT]).action == "restart"
+    other_cause = Attempt("device_oom", "fix_and_resubmit", "cuda-out-of-memory", None, 500)
+    assert sticky(TIMEOUT, [other_cause]) is None
+    on_node3 = Attempt("network_fault", "auto_restart", "nccl-ib-completion-error", "node-3", 800)
+    assert lemon_hosts([XID, on_node3]) == ("node-3",)
+    d = decide(on_node3, [XID])
+    assert d.recovery == "isolate_and_reschedule" and d.isolate_hosts == ("node-3",)
+
+
+def test_policy_files_are_validated_by_field(tmp_path: Path) -> None:
+    good = tmp_path / "p.yaml"
+    good.write_text(
+        "features: [checkpoint_resume, auto_restart]\nscenario: large_model\nretries: 2\n"
+        "rules:\n  - {category: device_fault, recovery: checkpoint_resume, retries: 1}\n"
+    )
+    p = load_policy(good)
+    assert p.scenario == "large_model" and p.retries == 2 and p.rules[0].retries == 1
+    for body, needle in [
+        ("features: [reboot]", "features"),
+        ("scenario: cloud", "scenario"),
+        ("rules:\n  - {category: gpu, recovery: auto_restart}", "rules[0].category"),
+        ("rules:\n  - {recovery: reboot}", "rules[0].recovery"),
+        ("bogus: 1", "unknown field"),
+    ]:
+        bad = tmp_path / "bad.yaml"
+        bad.write_text(body)
+        with pytest.raises(AnalyzerError, match=needle.replace("[", r"\[").replace("]", r"\]")):
+            load_policy(bad)
+
+
+def _attempt(root: Path, n: int, steps: int, last: str) -> None:
+    d = root / f"attempt_{n}" / "0"
+    d.mkdir(parents=True)
+    lines = [
+        f"2026-11-29 10:{i // 60:02d}:{i % 60:02d},000 - INFO - step {i} loss 2.0"
+        for i in range(1, steps + 1)
+    ]
+    (d / "stdout.log").write_text("\n".join([*lines, last]) + "\n")
+
+
+def test_decide_over_attempt_folders_escalates_a_sticky_failure(tmp_path: Path) -> None:
+    err = "[rank0]: RuntimeError: NCCL communicator was aborted on rank 0."
+    _attempt(tmp_path, 0, 5, err)
+    _attempt(tmp_path, 1, 5, err)  # same cause, no further: sticky
+    r = CliRunner().invoke(main, ["decide", str(tmp_path), "--format", "json"])
+    got = json.loads(r.stdout)
+    assert r.exit_code == EXIT_PERMANENT, got
+    assert "sticky" in got["decision"]["reason"]
+    (tmp_path / "attempt_1").rename(tmp_path / "old")
+    _attempt(tmp_path, 1, 9, err)  # got further: restart again
+    r = CliRunner().invoke(main, ["decide", str(tmp_path)])
+    assert r.exit_code >= 128, r.stdout
+
+
+def test_history_file_and_exit_code_flag(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "rank0.log").write_text(
+        "NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n"
+    )
+    r = CliRunner().invoke(main, [str(logs), "--exit-code"])
+    assert r.exit_code == EXIT_ISOLATE
+    hist = tmp_path / "h.jsonl"
+    r = CliRunner().invoke(main, [str(logs), "--format", "json"])
+    line = json.dumps(json.loads(r.stdout))  # one verdict per line
+    hist.write_text(line + "\n" + line + "\n")
+    assert [a.category for a in load_history(hist)] == ["device_fault", "device_fault"]
+    r = CliRunner().invoke(main, ["decide", str(logs), "--history", str(hist)])
+    assert r.exit_code == EXIT_PERMANENT  # the same fault a third time, no progress
+    hist.write_text("{not json\n")
+    r = CliRunner().invoke(main, ["decide", str(logs), "--history", str(hist)])
+    assert r.exit_code == 2 and "h.jsonl:1" in r.output
