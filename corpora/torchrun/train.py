@@ -13,7 +13,11 @@ Environment:
   grows a host buffer of torch tensors under an ``RLIMIT_AS`` cap until torch's CPU
   allocator fails), ``memerror`` (the same with Python objects, until ``MemoryError``),
   ``nan`` (the rank's batch holds a NaN, its loss is NaN and it stops training).
-- ``FAULT_RANK`` (default 1) and ``FAULT_STEP`` (default 120) select where.
+- ``FAULT_RANK`` (default 1) and ``FAULT_STEP`` (default 120) select where;
+  ``FAULT_ATTEMPTS`` (e.g. ``0``; default: every attempt) in which attempts of a
+  supervised run (``HA_ATTEMPT``, set by ``ha-run``) the fault happens.
+- ``RESUME=1`` (or ``HA_RESUME=1``, set by ``ha-run`` on a restart): continue from the
+  newest checkpoint in ``CKPT_DIR``.
 - ``STEPS`` (300), ``LOG_EVERY`` (10), ``CKPT_EVERY`` (100), ``CKPT_DIR`` (``checkpoints``),
   ``PG_TIMEOUT`` (20 seconds, the process-group / gloo collective timeout),
   ``RECORD_ERRORS`` (1: ``main`` is wrapped in torchelastic's ``@record``; 0: it is not).
@@ -98,7 +102,13 @@ def main() -> int:
     ckpt_every = int(os.environ.get("CKPT_EVERY", "100"))
     ckpt_dir = os.environ.get("CKPT_DIR", "checkpoints")
     pg_timeout = int(os.environ.get("PG_TIMEOUT", "20"))
-    faulty = fault != "none" and rank == fault_rank
+    attempts = os.environ.get("FAULT_ATTEMPTS")
+    this_attempt = os.environ.get("HA_ATTEMPT", "0")
+    faulty = (
+        fault != "none"
+        and rank == fault_rank
+        and (attempts is None or this_attempt in attempts.split(","))
+    )
 
     dist.init_process_group("gloo", timeout=timedelta(seconds=pg_timeout))
     logger.info(
@@ -120,9 +130,25 @@ def main() -> int:
     )
     if rank == 0:
         os.makedirs(ckpt_dir, exist_ok=True)
+    first = 1
+    if "1" in (os.environ.get("RESUME"), os.environ.get("HA_RESUME")):
+        saved = sorted(
+            (int(f.split("-")[1].split(".")[0]), f)
+            for f in (os.listdir(ckpt_dir) if os.path.isdir(ckpt_dir) else [])
+            if f.startswith("checkpoint-") and f.endswith(".pt")
+        )
+        if saved:
+            step0, name = saved[-1]
+            state = torch.load(os.path.join(ckpt_dir, name), weights_only=True)
+            model.module.load_state_dict(state["model"])
+            opt.load_state_dict(state["optimizer"])
+            first = step0 + 1
+            for _ in range(step0):  # the same batches as an uninterrupted run
+                make_batch(gen)
+            logger.info("resumed from checkpoint %s at step %d", name, step0)
 
     t0 = time.time()
-    for step in range(1, steps + 1):
+    for step in range(first, steps + 1):
         batch = make_batch(gen)
         if faulty and step == fault_step:
             if fault == "raise":
@@ -151,8 +177,8 @@ def main() -> int:
         loss.backward()
         opt.step()
 
-        if step % log_every == 0 or step == 1:
-            dt = (time.time() - t0) / step
+        if step % log_every == 0 or step == first:
+            dt = (time.time() - t0) / (step - first + 1)
             logger.info("step %d/%d loss %.4f (%.1f ms/step)", step, steps, loss_value, dt * 1e3)
         if step % ckpt_every == 0:
             if rank == 0:
@@ -169,6 +195,9 @@ def main() -> int:
             dist.barrier()
 
     logger.info("training finished: %d steps in %.1f s", steps, time.time() - t0)
+    # every rank idle before gloo's threads go: tearing them down mid-operation aborts
+    # a rank now and then ("terminate called without an active exception")
+    dist.barrier()
     dist.destroy_process_group()
     return 0
 
