@@ -235,6 +235,8 @@ class StreamScanner:
         self.year = year
         self._detailed: dict[tuple[int, int], int] = {}
         self._progress = [s.role == "progress" for s in matcher.signatures] + [False]
+        # only step lines are sampled; a checkpoint or eval line is rare and always read
+        self._step = [s.progress == "step" for s in matcher.signatures] + [False]
 
     def scan(
         self, stream: Stream, file_index: int, stop_at: float | None = None, tail: int = 0
@@ -359,7 +361,7 @@ class StreamScanner:
         """
         by_rank: dict[bytes, list[int]] = {}
         for i, (start, _, cands) in enumerate(hits):
-            if all(self._progress[c] for c in cands):
+            if all(self._step[c] for c in cands):
                 # a console of many ranks interleaves their steps: sample per rank prefix
                 m = _RANK_BYTES.match(block, start)
                 key = (m.group(1) or m.group(2)) if m else b""

@@ -13,6 +13,7 @@ modification times are not evidence in a copied bundle.
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections import deque
 from dataclasses import dataclass, field
@@ -28,6 +29,22 @@ _MIN_POINTS = 3
 _INTERVALS = 256
 _MARKS = 512  # step -> time of the first steps, enough to align clocks
 _MIN_COMMON = 3
+
+
+_STEP_IN_PATH = re.compile(r"(?:global_step|checkpoint-|iter_|step[_=-]?|ckpt[_-])(\d+)", re.I)
+
+
+def checkpoint_step(hit: Hit) -> int | None:
+    """The step a saved checkpoint holds: captured, or read from its path."""
+    step = hit.captures.get("step")
+    if step and step.isdigit():
+        return int(step)
+    found = _STEP_IN_PATH.findall(hit.captures.get("path", ""))
+    return int(found[-1]) if found else None
+
+
+def time_of(hit: Hit) -> float:
+    return hit.time.epoch if hit.time and hit.time.absolute else float("-inf")
 
 
 @dataclass
@@ -52,6 +69,12 @@ class Stream:
         if kind != "step":
             if kind in ("checkpoint_save", "eval"):
                 self.last_phase = hit
+            elif (
+                kind == "checkpoint_saved"
+                and self.last_phase is not None
+                and self.last_phase.signature.progress == "checkpoint_save"
+            ):
+                self.last_phase = None  # the save it began is done
             return
         self.count += 1
         prev = self.last
@@ -102,6 +125,8 @@ class Timeline:
     def __init__(self) -> None:
         self.streams: dict[tuple[int, int | None], Stream] = {}
         self.resumed = False  # a checkpoint was loaded: the run did not start from scratch
+        # the newest checkpoint the logs show complete, and its step where known
+        self.saved: tuple[int | None, Hit] | None = None
 
     def step_at(self, file_index: int, line: int) -> int | None:
         """The last step a file reported at or before `line`, among its first steps."""
@@ -117,6 +142,13 @@ class Timeline:
     def add(self, hit: Hit) -> None:
         if hit.signature.progress == "checkpoint_load":
             self.resumed = True
+        elif hit.signature.progress == "checkpoint_saved":
+            step = checkpoint_step(hit)
+            if self.saved is None or (step or -1, time_of(hit)) >= (
+                self.saved[0] or -1,
+                time_of(self.saved[1]),
+            ):
+                self.saved = (step, hit)
         key = (hit.file_index, hit.rank)
         s = self.streams.get(key)
         if s is None:

@@ -6,6 +6,7 @@ these types without pulling in the rest of the engine.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -15,8 +16,15 @@ Severity = Literal["fatal", "error", "warning", "info"]
 Blame = Literal["node", "rank", "job", "user"]
 
 ROLES: tuple[Role, ...] = ("cause", "symptom", "confirmation", "progress")
-Progress = Literal["step", "checkpoint_save", "checkpoint_load", "eval"]
-PROGRESS_KINDS: tuple[Progress, ...] = ("step", "checkpoint_save", "checkpoint_load", "eval")
+# checkpoint_save: a save began (a pause is expected); checkpoint_saved: it is complete
+Progress = Literal["step", "checkpoint_save", "checkpoint_saved", "checkpoint_load", "eval"]
+PROGRESS_KINDS: tuple[Progress, ...] = (
+    "step",
+    "checkpoint_save",
+    "checkpoint_saved",
+    "checkpoint_load",
+    "eval",
+)
 SEVERITIES: tuple[Severity, ...] = ("fatal", "error", "warning", "info")
 BLAMES: tuple[Blame, ...] = ("node", "rank", "job", "user")
 
@@ -151,6 +159,7 @@ class RootCause:
     message: str
     context: tuple[str, ...]
     context_first_line: int
+    captures: Mapping[str, str] = field(default_factory=dict)  # the signature's named groups
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -165,6 +174,7 @@ class RootCause:
             "message": self.message,
             "context": list(self.context),
             "context_first_line": self.context_first_line,
+            "captures": dict(self.captures),
         }
 
 
@@ -272,6 +282,32 @@ class Explained:
 
 
 @dataclass(frozen=True)
+class Checkpoint:
+    """The newest checkpoint the logs show completely saved: where a restart resumes."""
+
+    path: str | None
+    step: int | None
+    steps_lost: int | None  # steps trained after it, which a restart repeats
+    file: str
+    line: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ActOn:
+    """What a recovery acts on: the hosts to cordon or move, the ranks and devices."""
+
+    hosts: tuple[str, ...] = ()
+    ranks: tuple[int, ...] = ()
+    devices: tuple[str, ...] = ()  # as the root-cause line names them, e.g. "pci=0000:3b:00"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"hosts": list(self.hosts), "ranks": list(self.ranks), "devices": list(self.devices)}
+
+
+@dataclass(frozen=True)
 class ModelOpinion:
     """What the classifier made of the failure region, whether or not it decided."""
 
@@ -307,6 +343,8 @@ class Verdict:
     explained: tuple[Explained, ...] = ()  # findings the root cause accounts for
     clock_skew: tuple[ClockSkew, ...] = ()
     model: ModelOpinion | None = None  # the classifier's opinion, when it was asked
+    act_on: ActOn = ActOn()
+    checkpoint: Checkpoint | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -325,4 +363,6 @@ class Verdict:
             "explained": [e.to_dict() for e in self.explained],
             "clock_skew": [c.to_dict() for c in self.clock_skew],
             "model": self.model.to_dict() if self.model else None,
+            "act_on": self.act_on.to_dict(),
+            "checkpoint": self.checkpoint.to_dict() if self.checkpoint else None,
         }

@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from functools import partial
+from typing import Any
 
 from .cascade import Rule, explain
 from .classifier import Model
@@ -20,7 +21,7 @@ from .correlate import ROLE_RANK, SEVERITY_RANK, Evidence, template, time_key
 from .region import ErrorLines
 from .taxonomy import CATEGORIES, NONE, category_name
 from .timeline import Stall
-from .types import Finding, Hit, ModelOpinion, RootCause, Stats, Verdict
+from .types import ActOn, Checkpoint, Finding, Hit, ModelOpinion, RootCause, Stats, Verdict
 
 MAX_FINDINGS = 200
 # The classifier decides only at or above this calibrated probability; below it the
@@ -343,6 +344,32 @@ def _ask_model(
     return opinion, rc, summary
 
 
+# Captures that name a device in root-cause lines (Xid PCI ids, NPU/card ids, bus ids).
+_DEVICE_KEYS = ("pci", "busid", "device", "card", "gpu", "npu", "uuid")
+
+
+def _with_targets(**fields: Any) -> Verdict:
+    """A Verdict whose `act_on` names what its root cause points at."""
+    rc: RootCause | None = fields.get("root_cause")
+    if rc is not None:
+        fields["act_on"] = ActOn(
+            hosts=(rc.host,) if rc.host else (),
+            ranks=(rc.rank,) if rc.rank is not None else (),
+            devices=tuple(f"{k}={rc.captures[k]}" for k in _DEVICE_KEYS if k in rc.captures),
+        )
+    return Verdict(**fields)
+
+
+def _checkpoint(ev: Evidence) -> Checkpoint | None:
+    saved = ev.timeline.saved
+    if saved is None:
+        return None
+    step, hit = saved
+    reached = [p.last_step for p in ev.progress if p.last_step is not None]
+    lost = max(reached) - step if step is not None and reached and max(reached) >= step else None
+    return Checkpoint(hit.captures.get("path"), step, lost, hit.file, hit.line)
+
+
 def decide(
     ev: Evidence,
     stats: Stats,
@@ -358,11 +385,12 @@ def decide(
     """
     deciding_hits = deciding(ev)
     verdict = partial(
-        Verdict,
+        _with_targets,
         stats=stats,
         progress=ev.progress,
         events=ev.events,
         clock_skew=ev.clock_skew,
+        checkpoint=_checkpoint(ev),
     )
     findings = ev.findings
     shown = tuple(findings[:MAX_FINDINGS])
@@ -436,6 +464,7 @@ def decide(
         message=render_message(root),
         context=root.context,
         context_first_line=root.context_first_line,
+        captures=dict(root.captures),
     )
     key = (sig.id, template(root.text))
     root_first = [f for f in findings if (f.signature.id, template(f.first.text)) == key]

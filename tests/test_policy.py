@@ -153,3 +153,30 @@ def test_history_file_and_exit_code_flag(tmp_path: Path) -> None:
     hist.write_text("{not json\n")
     r = CliRunner().invoke(main, ["decide", str(logs), "--history", str(hist)])
     assert r.exit_code == 2 and "h.jsonl:1" in r.output
+
+
+def test_the_verdict_names_what_to_act_on_and_where_to_resume(tmp_path: Path) -> None:
+    from analyzer import analyze
+
+    (tmp_path / "rank0.log").write_text(
+        "\n".join(
+            [
+                *(f"2026-11-29 10:00:{i:02d},000 - INFO - step {i} loss 2.0" for i in range(1, 40)),
+                "2026-11-29 10:00:20,500 - INFO - saved checkpoint to /ckpt/checkpoint-20.pt",
+                "2026-11-29 10:00:30,500 - INFO - Saving model checkpoint to /ckpt/checkpoint-30",
+            ]
+        )
+        + "\n"
+    )
+    (tmp_path / "kern.log").write_text(
+        "Nov 29 10:00:40 node-7 kernel: [ 100.000000] NVRM: Xid (PCI:0000:3b:00): 79, pid=4242, "
+        "name=python, GPU has fallen off the bus.\n"
+    )
+    v = analyze(tmp_path)
+    assert v.category == "device_fault"
+    assert v.act_on.hosts == ("node-7",) and "pci=0000:3b:00" in v.act_on.devices
+    # the HF "Saving ..." line starts a save, it does not prove one: checkpoint 20 is newest
+    assert v.checkpoint is not None and v.checkpoint.step == 20
+    assert v.checkpoint.path == "/ckpt/checkpoint-20.pt" and v.checkpoint.steps_lost == 19
+    d = v.to_dict()
+    assert d["act_on"]["hosts"] == ["node-7"] and d["checkpoint"]["step"] == 20
