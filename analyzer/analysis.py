@@ -148,7 +148,7 @@ def analyze(
 # Under a deadline: the share of it for reading (the rest is for the verdict and the
 # margin), and how much of the end of each large plain file is read first.
 _SCAN_SHARE = 0.85
-TAIL_FIRST = 4 << 20
+TAIL_FIRST = 256 << 10
 
 
 @dataclass

@@ -45,7 +45,8 @@ class Attempt:
 
 
 def load_history(path: str | Path) -> list[Attempt]:
-    """Verdict JSON objects, one per line, oldest first (blank lines ignored)."""
+    """Verdict JSON objects, one per line, oldest first (blank lines ignored); a line of
+    `decide --format json` output counts by its verdict."""
     out = []
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
@@ -54,7 +55,8 @@ def load_history(path: str | Path) -> list[Attempt]:
     for n, line in enumerate(lines, 1):
         if line.strip():
             try:
-                out.append(Attempt.of(json.loads(line)))
+                obj = json.loads(line)
+                out.append(Attempt.of(obj.get("verdict", obj)))
             except (ValueError, TypeError, AttributeError) as e:
                 raise AnalyzerError(f"{path}:{n}: not a verdict JSON object: {e}") from None
     return out
