@@ -481,3 +481,52 @@ def decide_cmd(
         click.echo(decision.reason)
         click.echo(verdicts[-1].summary)
     sys.exit(decision.exit_code)
+
+
+@main.command("batch")
+@click.argument("roots", nargs=-1, required=True)
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="verdicts.parquet (or .csv, .jsonl): one row per job.",
+)
+@click.option(
+    "--findings",
+    "findings_out",
+    type=click.Path(dir_okay=False),
+    help="Also a table of findings, one row per finding of each job.",
+)
+@click.option("--workers", type=int, default=None, help="Processes (default: all cores).")
+@click.option(
+    "--depth", type=int, default=1, show_default=True, help="Levels below ROOT where jobs are."
+)
+@click.option("--deadline", type=click.FloatRange(min=0, min_open=True), default=None)
+def batch_cmd(
+    roots: tuple[str, ...],
+    out: str,
+    findings_out: str | None,
+    workers: int | None,
+    depth: int,
+    deadline: float | None,
+) -> None:
+    """Analyse every job under ROOT (a folder or archive per job) into one table.
+
+    Re-running skips jobs already analysed whose logs did not change; an interrupted
+    run resumes where it stopped. Schema: README, "Batch analysis".
+    """
+    from .batch import print_progress, run_batch
+
+    res = run_batch(
+        list(roots),
+        Path(out),
+        findings_out=Path(findings_out) if findings_out else None,
+        workers=workers,
+        depth=depth,
+        deadline=deadline,
+        progress=print_progress if sys.stderr.isatty() else None,
+    )
+    click.echo(
+        f"{res.jobs} jobs: {res.analysed} analysed, {res.skipped} unchanged, "
+        f"{res.errors} with errors, in {res.seconds:.1f}s -> {out}"
+    )

@@ -1,0 +1,317 @@
+"""Many archived jobs -> one table (Parquet, CSV or JSON lines), resumable.
+
+A job is a folder or an archive under a root (by default each entry directly under it;
+`depth` for layouts such as cluster/date/job). Each job is analysed on its own, in a
+process pool, and becomes one row; a job that cannot be analysed becomes a row with its
+error, never the end of the batch. Rows are appended to a journal as they finish (one
+JSON line each, flushed), and the table is rewritten atomically from the journal: a run
+killed with -9 loses nothing already journaled, and a re-run skips every job whose
+content fingerprint is unchanged, so nothing is analysed or written twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from .analysis import analyze
+
+SCHEMA = "ha-analyze/batch/1"
+_ARCHIVES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".tar.zst", ".zip")
+_SAMPLE = 64 << 10  # bytes of each file's head and tail that enter the fingerprint
+
+# (column, type) in table order; the types are pyarrow's names.
+COLUMNS: tuple[tuple[str, str], ...] = (
+    ("job_id", "string"),
+    ("job_path", "string"),
+    ("fingerprint", "string"),
+    ("category", "string"),
+    ("recovery", "string"),
+    ("retryable", "bool"),
+    ("confidence", "float64"),
+    ("decided_by", "string"),
+    ("summary", "string"),
+    ("root_file", "string"),
+    ("root_line", "int64"),
+    ("root_rank", "int64"),
+    ("root_host", "string"),
+    ("root_time", "string"),
+    ("root_signature", "string"),
+    ("root_text", "string"),
+    ("model_category", "string"),
+    ("model_probability", "float64"),
+    ("findings", "int64"),
+    ("matched_lines", "int64"),
+    ("files", "int64"),
+    ("lines", "int64"),
+    ("bytes", "int64"),
+    ("complete", "bool"),
+    ("analysis_seconds", "float64"),
+    ("analyzed_at", "string"),
+    ("error", "string"),
+    ("schema", "string"),
+)
+FINDING_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("job_id", "string"),
+    ("signature", "string"),
+    ("category", "string"),
+    ("role", "string"),
+    ("severity", "string"),
+    ("count", "int64"),
+    ("ranks", "int64"),
+    ("file", "string"),
+    ("line", "int64"),
+    ("text", "string"),
+)
+
+
+@dataclass(frozen=True)
+class Job:
+    id: str
+    path: Path
+
+
+def discover(roots: Sequence[str | Path], depth: int = 1) -> list[Job]:
+    """The jobs under each root: its entries `depth` levels down that are folders or
+    archives. A root that is itself an archive or file is one job."""
+    jobs: list[Job] = []
+    for root in map(Path, roots):
+        if not root.is_dir():
+            jobs.append(Job(root.name, root))
+            continue
+        level = [root]
+        for _ in range(depth):
+            level = [c for d in level for c in sorted(d.iterdir()) if c.is_dir() or _archive(c)]
+        jobs += [Job(p.relative_to(root).as_posix(), p) for p in level]
+    return jobs
+
+
+def _archive(p: Path) -> bool:
+    return p.is_file() and p.name.lower().endswith(_ARCHIVES)
+
+
+def fingerprint(path: Path) -> str:
+    """Names, sizes and the head and tail bytes of every file: changes when the logs do,
+    not when a copy resets modification times."""
+    h = hashlib.sha256()
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    for f in files:
+        try:
+            size = f.stat().st_size
+            with open(f, "rb") as fh:
+                head = fh.read(_SAMPLE)
+                fh.seek(max(size - _SAMPLE, 0))
+                tail = fh.read(_SAMPLE)
+        except OSError as e:
+            h.update(f"{f}:{e}".encode())
+            continue
+        h.update(f"{f.relative_to(path) if f != path else f.name}\0{size}\0".encode())
+        h.update(head + tail)
+    return h.hexdigest()[:32]
+
+
+def analyse_job(
+    job: Job, deadline: float | None = None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """One row and its findings; any exception becomes the row's error."""
+    row: dict[str, Any] = {c: None for c, _ in COLUMNS}
+    row.update(job_id=job.id, job_path=str(job.path), schema=SCHEMA)
+    row["analyzed_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    started = time.perf_counter()
+    try:
+        row["fingerprint"] = fingerprint(job.path)
+        v = analyze(job.path, deadline=deadline)
+    except Exception as e:  # one broken job must not end the batch
+        row["error"] = f"{type(e).__name__}: {e}"
+        row["analysis_seconds"] = time.perf_counter() - started
+        return row, []
+    rc = v.root_cause
+    row.update(
+        category=v.category,
+        recovery=v.recovery,
+        retryable=v.retryable,
+        confidence=v.confidence,
+        decided_by=v.decided_by,
+        summary=v.summary,
+        root_file=rc.file if rc else None,
+        root_line=rc.line if rc else None,
+        root_rank=rc.rank if rc else None,
+        root_host=rc.host if rc else None,
+        root_time=rc.time if rc else None,
+        root_signature=rc.signature if rc else None,
+        root_text=rc.text if rc else None,
+        model_category=v.model.category if v.model else None,
+        model_probability=v.model.probability if v.model else None,
+        findings=len(v.findings),
+        matched_lines=sum(f.count for f in v.findings),
+        files=v.stats.files,
+        lines=v.stats.lines,
+        bytes=v.stats.bytes,
+        complete=v.stats.complete,
+        analysis_seconds=time.perf_counter() - started,
+    )
+    findings = [
+        {
+            "job_id": job.id,
+            "signature": f.signature.id,
+            "category": f.signature.category,
+            "role": f.signature.role,
+            "severity": f.signature.severity,
+            "count": f.count,
+            "ranks": len(f.ranks),
+            "file": f.first.file,
+            "line": f.first.line,
+            "text": f.first.text,
+        }
+        for f in v.findings
+    ]
+    return row, findings
+
+
+class _Journal:
+    """Rows as JSON lines, flushed one by one: the record that survives a kill."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def read(self) -> list[dict[str, Any]]:
+        rows = []
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except OSError:
+            return []
+        for line in text.splitlines():
+            try:
+                rows.append(json.loads(line))
+            except ValueError:
+                continue  # the last line of a killed run may be cut
+        return rows
+
+    def append(self, record: dict[str, Any]) -> None:
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(record, ensure_ascii=False) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+
+def _journal_of(out: Path) -> _Journal:
+    return _Journal(out.with_name(out.name + ".journal"))
+
+
+def write_table(
+    rows: Iterable[dict[str, Any]], columns: Sequence[tuple[str, str]], out: Path
+) -> None:
+    """Rows to Parquet, CSV or JSON lines by `out`'s suffix, atomically (a temporary
+    file beside it, then rename): a reader never sees half a table."""
+    rows = list(rows)
+    tmp = out.with_name(f".{out.name}.tmp")
+    suffix = out.suffix.lower()
+    if suffix == ".parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        schema = pa.schema(
+            [(c, getattr(pa, "bool_" if t == "bool" else t)()) for c, t in columns],
+            metadata={"schema": SCHEMA},
+        )
+        table = pa.Table.from_pylist(
+            [{c: r.get(c) for c, _ in columns} for r in rows], schema=schema
+        )
+        pq.write_table(table, tmp)
+    elif suffix == ".csv":
+        import csv
+
+        with open(tmp, "w", newline="", encoding="utf-8") as f:
+            w = csv.DictWriter(f, fieldnames=[c for c, _ in columns], extrasaction="ignore")
+            w.writeheader()
+            w.writerows(rows)
+    else:
+        with open(tmp, "w", encoding="utf-8") as f:
+            for r in rows:
+                f.write(json.dumps({c: r.get(c) for c, _ in columns}, ensure_ascii=False) + "\n")
+    os.replace(tmp, out)
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    jobs: int
+    analysed: int
+    skipped: int  # unchanged since an earlier run
+    errors: int
+    seconds: float
+
+
+def run_batch(
+    roots: Sequence[str | Path],
+    out: Path,
+    *,
+    findings_out: Path | None = None,
+    workers: int | None = None,
+    depth: int = 1,
+    deadline: float | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> BatchResult:
+    """Analyse every job under `roots` not already in `out` with the same fingerprint."""
+    started = time.perf_counter()
+    journal = _journal_of(out)
+    done: dict[str, dict[str, Any]] = {}
+    for rec in journal.read():
+        done[rec["row"]["job_id"]] = rec
+    jobs = discover(roots, depth)
+    todo = [
+        j
+        for j in jobs
+        if j.id not in done or done[j.id]["row"]["fingerprint"] != fingerprint(j.path)
+    ]
+    workers = workers or os.cpu_count() or 1
+    for n, (row, findings) in enumerate(_analyse_all(todo, workers, deadline), 1):
+        rec = {"row": row, "findings": findings}
+        journal.append(rec)
+        done[row["job_id"]] = rec
+        if progress:
+            progress(n, len(todo))
+    wanted = {j.id for j in jobs} | set(done)
+    records = [done[k] for k in sorted(wanted) if k in done]
+    write_table((r["row"] for r in records), COLUMNS, out)
+    if findings_out is not None:
+        write_table((f for r in records for f in r["findings"]), FINDING_COLUMNS, findings_out)
+    errors = sum(1 for r in records if r["row"].get("error"))
+    return BatchResult(
+        len(jobs), len(todo), len(jobs) - len(todo), errors, time.perf_counter() - started
+    )
+
+
+def _analyse_all(
+    jobs: Sequence[Job], workers: int, deadline: float | None
+) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    if workers <= 1 or len(jobs) <= 1:
+        for j in jobs:
+            yield analyse_job(j, deadline)
+        return
+    with ProcessPoolExecutor(workers) as pool:
+        futures = {pool.submit(analyse_job, j, deadline): j for j in jobs}
+        for fut in as_completed(futures):
+            try:
+                yield fut.result()
+            except Exception as e:  # a worker died (killed, out of memory)
+                job = futures[fut]
+                row: dict[str, Any] = {c: None for c, _ in COLUMNS}
+                row.update(job_id=job.id, job_path=str(job.path), schema=SCHEMA)
+                row["error"] = f"worker failed: {type(e).__name__}: {e}"
+                yield row, []
+
+
+def print_progress(n: int, total: int) -> None:
+    sys.stderr.write(f"\r[{n}/{total}] jobs analysed")
+    if n == total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()

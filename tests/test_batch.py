@@ -1,0 +1,151 @@
+"""Batch analysis: many jobs to one table, resumable, safe to kill."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+from analyzer import batch
+from analyzer.batch import COLUMNS, SCHEMA, discover, run_batch
+from analyzer.cli import main
+
+OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB\n"
+XID = "NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n"
+
+
+def _jobs(root: Path, n: int = 6) -> None:
+    for i in range(n):
+        d = root / f"job-{i:03d}"
+        d.mkdir(parents=True)
+        (d / "rank_0.log").write_text("step 1 loss 2.0\n" + (OOM if i % 2 else XID))
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+        data = ("step 1 loss 2.0\n" + OOM).encode()
+        info = tarfile.TarInfo("logs/rank_1.log")
+        info.size = len(data)
+        tf.addfile(info, io.BytesIO(data))
+    (root / "job-archived.tar.gz").write_bytes(buf.getvalue())
+
+
+def test_one_row_per_job_with_the_documented_schema(tmp_path: Path) -> None:
+    _jobs(tmp_path / "root")
+    out = tmp_path / "v.parquet"
+    res = run_batch([tmp_path / "root"], out, findings_out=tmp_path / "f.parquet", workers=2)
+    assert (res.jobs, res.analysed, res.errors) == (7, 7, 0)
+    t = pq.read_table(out)
+    assert t.column_names == [c for c, _ in COLUMNS]
+    assert t.schema.metadata[b"schema"] == SCHEMA.encode()
+    rows = {r["job_id"]: r for r in t.to_pylist()}
+    assert (
+        rows["job-001"]["category"] == "device_oom"
+        and rows["job-000"]["category"] == "device_fault"
+    )
+    assert rows["job-archived.tar.gz"]["root_file"].endswith("rank_1.log")
+    assert rows["job-000"]["root_signature"] and rows["job-000"]["fingerprint"]
+    findings = pq.read_table(tmp_path / "f.parquet").to_pylist()
+    assert {f["job_id"] for f in findings} == set(rows)
+
+
+def test_a_rerun_skips_unchanged_jobs_and_redoes_changed_ones(tmp_path: Path) -> None:
+    _jobs(tmp_path / "root")
+    out = tmp_path / "v.jsonl"
+    run_batch([tmp_path / "root"], out, workers=1)
+    again = run_batch([tmp_path / "root"], out, workers=1)
+    assert (again.analysed, again.skipped) == (0, 7)
+    (tmp_path / "root" / "job-002" / "rank_0.log").write_text("step 1 loss 2.0\n" + OOM)
+    third = run_batch([tmp_path / "root"], out, workers=1)
+    assert third.analysed == 1
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 7 and len({r["job_id"] for r in rows}) == 7
+    assert {r["job_id"]: r["category"] for r in rows}["job-002"] == "device_oom"
+
+
+def test_a_broken_job_is_a_row_with_its_error(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    _jobs(tmp_path / "root", 2)
+    real = batch.analyze
+
+    def flaky(path, **kw):  # type: ignore[no-untyped-def]
+        if Path(path).name == "job-001":
+            raise RuntimeError("simulated bug")
+        return real(path, **kw)
+
+    monkeypatch.setattr(batch, "analyze", flaky)
+    out = tmp_path / "v.csv"
+    res = run_batch([tmp_path / "root"], out, workers=1)
+    assert res.errors == 1 and res.jobs == 3
+    text = out.read_text()
+    assert "RuntimeError: simulated bug" in text and "device_fault" in text
+
+
+def test_a_killed_run_loses_nothing_and_duplicates_nothing(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    _jobs(root, 40)
+    out = tmp_path / "v.parquet"
+    cmd = [
+        sys.executable,
+        "-m",
+        "analyzer",
+        "batch",
+        str(root),
+        "--out",
+        str(out),
+        "--workers",
+        "1",
+    ]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    journal = out.with_name(out.name + ".journal")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if journal.exists() and len(journal.read_text().splitlines()) >= 5:
+            break
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    journaled = len(journal.read_text().splitlines())
+    assert 5 <= journaled < 41 or out.exists()
+    r = CliRunner().invoke(main, ["batch", str(root), "--out", str(out), "--workers", "2"])
+    assert r.exit_code == 0, r.output
+    rows = pq.read_table(out).to_pylist()
+    assert len(rows) == 41 and len({r["job_id"] for r in rows}) == 41
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temp files left
+    fresh = tmp_path / "fresh.parquet"
+    run_batch([root], fresh, workers=2)
+    key = lambda r: (r["job_id"], r["category"], r["root_file"], r["root_line"], r["fingerprint"])  # noqa: E731
+    assert sorted(map(key, rows)) == sorted(map(key, pq.read_table(fresh).to_pylist()))
+
+
+def test_discover_layouts(tmp_path: Path) -> None:
+    (tmp_path / "c1" / "2026-11-01" / "job-a").mkdir(parents=True)
+    (tmp_path / "c1" / "2026-11-01" / "job-b.zip").write_bytes(b"PK\x03\x04")
+    (tmp_path / "c1" / "2026-11-01" / "notes.txt").write_text("x")
+    got = [j.id for j in discover([tmp_path], depth=3)]
+    assert got == ["c1/2026-11-01/job-a", "c1/2026-11-01/job-b.zip"]
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".jsonl", ".csv"])
+def test_no_secret_reaches_a_batch_table(tmp_path: Path, suffix: str) -> None:
+    from conftest import FIXTURES
+    from test_redact import SECRETS
+
+    import shutil
+
+    shutil.copytree(FIXTURES / "secrets", tmp_path / "root" / "job-with-secrets")
+    out = tmp_path / f"v{suffix}"
+    run_batch([tmp_path / "root"], out, findings_out=tmp_path / f"f{suffix}", workers=1)
+    for table in (out, tmp_path / f"f{suffix}"):
+        raw = table.read_bytes()
+        text = str(pq.read_table(table).to_pylist()) if suffix == ".parquet" else raw.decode()
+        assert "[REDACTED]" in text  # the secret-bearing lines are in the table, masked
+        for secret in SECRETS:
+            assert secret not in text and secret.encode() not in raw, secret
