@@ -135,10 +135,10 @@ def test_discover_layouts(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("suffix", [".parquet", ".jsonl", ".csv"])
 def test_no_secret_reaches_a_batch_table(tmp_path: Path, suffix: str) -> None:
+    import shutil
+
     from conftest import FIXTURES
     from test_redact import SECRETS
-
-    import shutil
 
     shutil.copytree(FIXTURES / "secrets", tmp_path / "root" / "job-with-secrets")
     out = tmp_path / f"v{suffix}"
