@@ -530,3 +530,16 @@ def batch_cmd(
         f"{res.jobs} jobs: {res.analysed} analysed, {res.skipped} unchanged, "
         f"{res.errors} with errors, in {res.seconds:.1f}s -> {out}"
     )
+
+
+@main.command("report")
+@click.argument("table", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--html", "html_out", required=True, type=click.Path(dir_okay=False), help="report.html"
+)
+def report_cmd(table: str, html_out: str) -> None:
+    """One self-contained HTML report from a batch table (verdicts.parquet, .csv, .jsonl)."""
+    from .report import write_report
+
+    n = write_report(Path(table), Path(html_out))
+    click.echo(f"{n} jobs -> {html_out}")

@@ -324,3 +324,42 @@ def test_a_folder_of_100000_small_files(tmp_path: Path) -> None:
     assert v.stats.files == 100_000
     assert v.category == "device_oom" and v.root_cause is not None
     assert v.root_cause.file == "node-042/rank_42420.log" and v.root_cause.rank == 42420
+
+
+def test_sockets_device_files_and_empty_files_in_a_folder(tmp_path: Path) -> None:
+    """Special files are skipped with a note and never opened (a read from a socket or a
+    character device can block forever); an empty file is read, as zero lines."""
+    import socket
+    import stat as st
+
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(tmp_path / "agent.sock"))
+    try:
+        (tmp_path / "empty.log").write_bytes(b"")
+        (tmp_path / "ok.log").write_bytes(LOG)
+        device = tmp_path / "null.log"
+        try:
+            os.mknod(device, 0o600 | st.S_IFCHR, os.makedev(1, 3))  # /dev/null's numbers
+        except (PermissionError, OSError):
+            device = None  # not root here: sockets alone stand for special files
+        out, notes = _read_all([str(tmp_path)])
+    finally:
+        sock.close()
+    assert out == {"empty.log": b"", "ok.log": LOG}
+    assert "agent.sock" in notes.skipped
+    if device is not None:
+        assert "null.log" in notes.skipped
+
+
+def test_a_file_rotated_while_read_is_read_to_the_end_of_what_was_opened(tmp_path: Path) -> None:
+    """logrotate's rename-and-create: the open file keeps its content, the new empty file
+    is not mixed in."""
+    f = tmp_path / "train.log"
+    f.write_bytes(b"step 1 loss 1.0\n" * 200_000)
+    notes = SourceNotes()
+    for stream in iter_streams([str(f)], notes):
+        first = stream.reader.read(1 << 20)
+        f.rename(tmp_path / "train.log.1")
+        f.write_bytes(b"new file\n")
+        rest = stream.reader.read()
+        assert len(first) + len(rest) == 16 * 200_000 and b"new file" not in rest

@@ -1,0 +1,98 @@
+"""The HTML report: self-contained, every section, no secret, no script."""
+
+from __future__ import annotations
+
+import shutil
+from html.parser import HTMLParser
+from pathlib import Path
+
+from click.testing import CliRunner
+from conftest import FIXTURES
+from test_batch import _jobs
+from test_redact import SECRETS
+
+from analyzer.batch import run_batch
+from analyzer.cli import main
+from analyzer.report import lemon_nodes, render, repeated_causes
+
+SECTIONS = (
+    "Failures by category",
+    "Recovery that would apply",
+    "Failures over time",
+    "Top root-cause signatures",
+    "Lemon nodes",
+    "Restarts that hit the same cause again",
+    "Top unknown templates",
+    "Jobs",
+)
+
+
+class _Strict(HTMLParser):
+    """Collects tags and any attribute that would load something from elsewhere."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.remote: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        for k, v in attrs:
+            if k in ("src", "href") and v and not v.startswith("#"):
+                self.remote.append(f"{tag} {k}={v}")
+
+
+def test_report_from_a_batch_has_every_section_and_loads_nothing(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    _jobs(root, 6)
+    shutil.copytree(FIXTURES / "secrets", root / "job-with-secrets")
+    table = tmp_path / "v.parquet"
+    run_batch([root], table, workers=1)
+    out = tmp_path / "report.html"
+    r = CliRunner().invoke(main, ["report", str(table), "--html", str(out)])
+    assert r.exit_code == 0, r.output
+    page = out.read_text(encoding="utf-8")
+    for s in SECTIONS:
+        assert s in page, s
+    parser = _Strict()
+    parser.feed(page)
+    assert "script" not in parser.tags and not parser.remote
+    assert "svg" in parser.tags and "device_oom" in page and "job-archived.tar.gz" in page
+    for secret in SECRETS:
+        assert secret not in page, secret
+    assert "[REDACTED]" in page
+
+
+def test_lemon_nodes_and_repeated_causes() -> None:
+    rows = [
+        {
+            "job_id": "j1/attempt_0",
+            "category": "device_fault",
+            "root_host": "node-7",
+            "root_signature": "xid-79",
+        },
+        {
+            "job_id": "j1/attempt_1",
+            "category": "device_fault",
+            "root_host": "node-7",
+            "root_signature": "xid-79",
+        },
+        {"job_id": "j2", "category": "device_oom", "root_host": "node-2", "root_signature": "oom"},
+        {"job_id": "j3", "category": "none", "root_host": "node-2"},
+    ]
+    assert lemon_nodes(rows) == [("node-7", 2, "device_fault x2")]
+    assert repeated_causes(rows) == [("j1", "xid-79", 2)]
+    page = render(rows)
+    assert "node-7" in page and "xid-79" in page
+
+
+def test_hostile_text_is_escaped() -> None:
+    rows = [
+        {
+            "job_id": "<script>alert(1)</script>",
+            "category": "unknown",
+            "root_text": "<img src=x onerror=1>",
+        }
+    ]
+    page = render(rows)
+    assert "<script>" not in page and "<img" not in page and "&lt;img" in page
