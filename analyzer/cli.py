@@ -488,13 +488,13 @@ def decide_cmd(
 @click.option(
     "--out",
     required=True,
-    type=click.Path(dir_okay=False),
-    help="verdicts.parquet (or .csv, .jsonl): one row per job.",
+    type=click.Path(),
+    help="verdicts.parquet (or .csv, .jsonl): one row per job (a folder with --engine spark).",
 )
 @click.option(
     "--findings",
     "findings_out",
-    type=click.Path(dir_okay=False),
+    type=click.Path(),
     help="Also a table of findings, one row per finding of each job.",
 )
 @click.option("--workers", type=int, default=None, help="Processes (default: all cores).")
@@ -502,6 +502,15 @@ def decide_cmd(
     "--depth", type=int, default=1, show_default=True, help="Levels below ROOT where jobs are."
 )
 @click.option("--deadline", type=click.FloatRange(min=0, min_open=True), default=None)
+@click.option(
+    "--engine",
+    "batch_engine",
+    type=click.Choice(["local", "spark"]),
+    default="local",
+    show_default=True,
+    help="local: a process pool; spark: Apache Spark (pip install pyspark; Java 17).",
+)
+@click.option("--master", default="local[*]", show_default=True, help="Spark master URL.")
 def batch_cmd(
     roots: tuple[str, ...],
     out: str,
@@ -509,23 +518,34 @@ def batch_cmd(
     workers: int | None,
     depth: int,
     deadline: float | None,
+    batch_engine: str,
+    master: str,
 ) -> None:
     """Analyse every job under ROOT (a folder or archive per job) into one table.
 
     Re-running skips jobs already analysed whose logs did not change; an interrupted
     run resumes where it stopped. Schema: README, "Batch analysis".
     """
-    from .batch import print_progress, run_batch
+    from .batch import print_progress, run_batch, run_batch_spark
 
-    res = run_batch(
-        list(roots),
-        Path(out),
-        findings_out=Path(findings_out) if findings_out else None,
-        workers=workers,
-        depth=depth,
-        deadline=deadline,
-        progress=print_progress if sys.stderr.isatty() else None,
-    )
+    findings = Path(findings_out) if findings_out else None
+    if batch_engine == "spark":
+        if Path(out).suffix.lower() != ".parquet":
+            raise click.UsageError("--engine spark writes Parquet: --out must end in .parquet")
+        res = run_batch_spark(
+            list(roots), Path(out), findings_out=findings, master=master, depth=depth,
+            deadline=deadline,
+        )  # fmt: skip
+    else:
+        res = run_batch(
+            list(roots),
+            Path(out),
+            findings_out=findings,
+            workers=workers,
+            depth=depth,
+            deadline=deadline,
+            progress=print_progress if sys.stderr.isatty() else None,
+        )
     click.echo(
         f"{res.jobs} jobs: {res.analysed} analysed, {res.skipped} unchanged, "
         f"{res.errors} with errors, in {res.seconds:.1f}s -> {out}"
