@@ -173,7 +173,7 @@ def render(rows: Sequence[dict[str, Any]], title: str = "ha-analyze batch report
         "<h2>Top root-cause signatures</h2>",
         _table(["signature", "jobs"], sigs.most_common(25)),
         "<h2>Lemon nodes (root cause of several jobs)</h2>",
-        _table(["host", "jobs", "categories"], lemon_nodes(rows)),
+        _table(["host", "jobs", "categories"], lemon_nodes(rows)[:25]),
         "<h2>Restarts that hit the same cause again</h2>",
         _table(["job", "root cause", "attempts"], repeated_causes(rows)),
         "<h2>Top unknown templates</h2>",

@@ -96,3 +96,31 @@ def test_hostile_text_is_escaped() -> None:
     ]
     page = render(rows)
     assert "<script>" not in page and "<img" not in page and "&lt;img" in page
+
+
+def test_the_report_renders_in_headless_chromium(tmp_path: Path) -> None:
+    """Debian's chromium loads the page offline, logs no console error, takes a screenshot."""
+    import subprocess
+
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        import pytest
+
+        pytest.skip("chromium is not installed (.ci/run installs Debian's package)")
+    root = tmp_path / "root"
+    _jobs(root, 6)
+    table = tmp_path / "v.parquet"
+    run_batch([root], table, workers=1)
+    page = tmp_path / "report.html"
+    CliRunner().invoke(main, ["report", str(table), "--html", str(page)])
+    shot = tmp_path / "report.png"
+    done = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr",
+         "--v=0", "--window-size=1280,2000", f"--screenshot={shot}", page.as_uri()],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    console = [ln for ln in done.stderr.splitlines() if ":CONSOLE" in ln]
+    assert not console, console
+    assert shot.exists() and shot.stat().st_size > 10_000
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
