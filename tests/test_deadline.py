@@ -37,7 +37,7 @@ def test_hostile_inputs_under_a_2s_deadline_give_a_verdict_in_about_3s(tmp_path:
         t = time.monotonic()
         v = analyze(tmp_path, deadline=2.0)
         took = time.monotonic() - t
-        assert took < 3.0, took  # a hang guard with margin, not a speed measurement
+        assert took < 4.0, took  # "about 3 s": a hang guard with margin for a loaded machine
         assert v.category in ("device_oom", "none", "unknown")
         assert v.stats.notes
 
