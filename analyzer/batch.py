@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .analysis import analyze
+from .types import Verdict
 
 SCHEMA = "ha-analyze/batch/1"
 _ARCHIVES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".tar.zst", ".zip")
@@ -51,6 +52,12 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("model_probability", "float64"),
     ("findings", "int64"),
     ("matched_lines", "int64"),
+    ("ranks", "int64"),
+    ("last_step", "int64"),
+    ("step_seconds", "float64"),
+    ("gpu_hours", "float64"),
+    ("checkpoint_step", "int64"),
+    ("steps_lost", "int64"),
     ("files", "int64"),
     ("lines", "int64"),
     ("bytes", "int64"),
@@ -153,6 +160,7 @@ def analyse_job(
         model_probability=v.model.probability if v.model else None,
         findings=len(v.findings),
         matched_lines=sum(f.count for f in v.findings),
+        **_cost(v),
         files=v.stats.files,
         lines=v.stats.lines,
         bytes=v.stats.bytes,
@@ -175,6 +183,28 @@ def analyse_job(
         for f in v.findings
     ]
     return row, findings
+
+
+def _cost(v: Verdict) -> dict[str, Any]:
+    """What the attempt consumed: ranks x steps reached x median step time, in accelerator
+    hours (one rank, one device), where the logs show steps and their times; and the
+    steps past the newest complete checkpoint, which a restart repeats."""
+    ranks = {p.rank for p in v.progress if p.rank is not None}
+    steps = [p.last_step for p in v.progress if p.last_step is not None]
+    times = sorted(p.step_seconds for p in v.progress if p.step_seconds)
+    n = len(ranks) or (1 if v.progress else None)
+    last = max(steps) if steps else None
+    step_s = times[len(times) // 2] if times else None
+    hours = n * last * step_s / 3600 if n and last is not None and step_s else None
+    ck = v.checkpoint
+    return {
+        "ranks": n,
+        "last_step": last,
+        "step_seconds": step_s,
+        "gpu_hours": hours,
+        "checkpoint_step": ck.step if ck else None,
+        "steps_lost": ck.steps_lost if ck else None,
+    }
 
 
 class _Journal:

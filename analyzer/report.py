@@ -141,6 +141,15 @@ def repeated_causes(rows: Sequence[dict[str, Any]]) -> list[tuple[str, str, int]
     return sorted(((b, s, n) for (b, s), n in seen.items() if n >= 2), key=lambda x: (-x[2], x[0]))
 
 
+def _hours(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
+    out: dict[str, float] = defaultdict(float)
+    for r in rows:
+        h = r.get("gpu_hours")
+        if h not in (None, ""):
+            out[str(r["category"])] += float(h)
+    return out
+
+
 def render(rows: Sequence[dict[str, Any]], title: str = "ha-analyze batch report") -> str:
     failed = [r for r in rows if r.get("category") not in (None, "none")]
     cats = Counter(r["category"] for r in failed)
@@ -168,6 +177,18 @@ def render(rows: Sequence[dict[str, Any]], title: str = "ha-analyze batch report
         "<p class=dim>"
         + "; ".join(f"{_e(r)}: {_e(recovery_name(r, 'en'))}" for r in sorted(recs) if r != "?")
         + "</p>",
+        "<h2>Accelerator hours spent in failed jobs, by category</h2>",
+        _bars(
+            sorted(
+                ((c, round(h)) for c, h in _hours(failed).items() if h >= 0.5),
+                key=lambda x: -x[1],
+            ),
+            colours,
+            "accelerator hours by category",
+        ),
+        "<p class=dim>ranks x steps reached x median step time, where the logs show steps "
+        "and their times; a restart from scratch repeats these hours, one from the newest "
+        "checkpoint only the steps past it.</p>",
         "<h2>Failures over time</h2>",
         _timeline(rows, colours),
         "<h2>Top root-cause signatures</h2>",
