@@ -91,7 +91,7 @@ def test_a_broken_job_is_a_row_with_its_error(tmp_path: Path, monkeypatch) -> No
 
 def test_a_killed_run_loses_nothing_and_duplicates_nothing(tmp_path: Path) -> None:
     root = tmp_path / "root"
-    _jobs(root, 40)
+    _jobs(root, 100)
     out = tmp_path / "v.parquet"
     cmd = [
         sys.executable,
@@ -114,11 +114,11 @@ def test_a_killed_run_loses_nothing_and_duplicates_nothing(tmp_path: Path) -> No
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     journaled = len(journal.read_text().splitlines())
-    assert 5 <= journaled < 41 or out.exists()
+    assert journaled >= 5  # killed after some rows were written (usually long before the end)
     r = CliRunner().invoke(main, ["batch", str(root), "--out", str(out), "--workers", "2"])
     assert r.exit_code == 0, r.output
     rows = pq.read_table(out).to_pylist()
-    assert len(rows) == 41 and len({r["job_id"] for r in rows}) == 41
+    assert len(rows) == 101 and len({r["job_id"] for r in rows}) == 101
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temp files left
     fresh = tmp_path / "fresh.parquet"
     run_batch([root], fresh, workers=2)
