@@ -331,6 +331,24 @@ def patterns_test(directory: str | None, engine: str | None) -> None:
         sys.exit(1)
 
 
+@patterns_grp.command("export")
+@click.option("--patterns", "pattern_dirs", multiple=True, type=click.Path(exists=True))
+@click.option("--ere", is_flag=True, required=True, help="POSIX ERE, one per line (grep -E -f).")
+@click.option("--output", type=click.Path(dir_okay=False), default=None)
+def patterns_export(pattern_dirs: tuple[str, ...], ere: bool, output: str | None) -> None:
+    """The signatures' match regexes in another dialect, for `grep -E -f` and friends."""
+    from .export import to_ere
+
+    regexes = [rx for s in _load(pattern_dirs).signatures for rx in s.match]
+    eres = [e for rx in regexes if (e := to_ere(rx)) is not None]
+    text = "".join(e + "\n" for e in eres)
+    if output:
+        Path(output).write_text(text, encoding="utf-8")
+    else:
+        click.echo(text, nl=False)
+    click.echo(f"{len(eres)} of {len(regexes)} regexes exported", err=True)
+
+
 @patterns_grp.command("doc")
 @click.option("--patterns", "pattern_dirs", multiple=True, type=click.Path(exists=True))
 @click.option(

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import re
 import shutil
 import subprocess
 import sys
@@ -26,6 +25,7 @@ import time
 from pathlib import Path
 
 from analyzer.automaton import available_engines
+from analyzer.export import to_ere
 from analyzer.signatures import load_patterns
 
 OUT = Path(__file__).parent / "out"
@@ -94,23 +94,18 @@ def generate(path: Path, mib: int, seed: int = 20261129) -> None:
             written += len(chunk.encode())
 
 
-def to_ere(rx: str) -> str | None:
-    """Best-effort conversion of a signature regex to POSIX ERE for grep -E."""
-    if rx.startswith("(?i)"):
-        rx = rx[4:]
-    rx = re.sub(r"\(\?P<\w+>", "(", rx).replace("(?:", "(")
-    rx = rx.replace(r"\d", "[0-9]").replace(r"\s", "[[:space:]]").replace(r"\S", "[^[:space:]]")
-    rx = rx.replace(r"\w", "[[:alnum:]_]").replace(r"\b", "")
-    rx = re.sub(r"([*+?}])\?", r"\1", rx)
-    if "\\x" in rx or "(?" in rx:
+def grep_ere(rx: str) -> str | None:
+    """The signature's ERE form (analyzer.export), if GNU grep also builds it quickly."""
+    ere = to_ere(rx)
+    if ere is None:
         return None
     try:  # GNU grep builds some large bounded repeats very slowly: leave those out
         ok = subprocess.run(
-            ["grep", "-E", "-e", rx, "/dev/null"], capture_output=True, check=False, timeout=2
+            ["grep", "-E", "-e", ere, "/dev/null"], capture_output=True, check=False, timeout=2
         )
     except subprocess.TimeoutExpired:
         return None
-    return None if ok.returncode == 2 else rx  # 2: grep cannot parse it
+    return None if ok.returncode == 2 else ere  # 2: grep cannot parse it
 
 
 def timed(cmd: list[str] | str, repeat: int, shell: bool = False) -> tuple[float, int]:
@@ -139,7 +134,7 @@ def main() -> None:
     generate(log, a.mib)
     size_mb = log.stat().st_size / 1e6
     sigs = load_patterns().signatures
-    eres = [e for s in sigs for rx in s.match if (e := to_ere(rx))]
+    eres = [e for s in sigs for rx in s.match if (e := grep_ere(rx))]
     with tempfile.NamedTemporaryFile("w", suffix=".ere", delete=False) as f:
         f.write("\n".join(eres) + "\n")
     exe = shutil.which("ha-analyze") or f"{sys.executable} -m analyzer"

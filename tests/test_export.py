@@ -1,0 +1,52 @@
+"""`patterns export --ere`: the catalogue as POSIX ERE for grep, the benchmarks' yardstick."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from analyzer.cli import main
+from analyzer.export import to_ere
+from analyzer.lines import clean, strip_prefix
+from analyzer.signatures import load_patterns
+
+
+@pytest.mark.parametrize(
+    ("rx", "ere"),
+    [
+        (r"CUDA out of memory\. Tried (?P<size>\d+)", r"CUDA out of memory\. Tried ([0-9]+)"),
+        (r"(?i)(?:nan|inf)\b", "(nan|inf)"),
+        (r"[\s,|{(\['\"]x", "[[:space:],|{(['\"]x"),
+        (r"[\w.\-]{1,5}?y", "[[:alnum:]_.-]{1,5}y"),
+        (r"a\x41", None),
+        (r"(?<=a)b", None),
+    ],
+)
+def test_conversion(rx: str, ere: str | None) -> None:
+    assert to_ere(rx) == ere
+
+
+def test_the_export_parses_in_grep_and_matches_the_examples(tmp_path: Path) -> None:
+    out = tmp_path / "sigs.ere"
+    r = CliRunner().invoke(main, ["patterns", "export", "--ere", "--output", str(out)])
+    assert r.exit_code == 0
+    eres = out.read_text(encoding="utf-8").splitlines()
+    assert len(eres) >= 700
+    parsed = subprocess.run(["grep", "-E", "-f", str(out), "/dev/null"], capture_output=True)
+    assert parsed.returncode == 1, parsed.stderr  # 1: no match; 2 would be a parse error
+    messages = [
+        strip_prefix(next(iter(clean(ex["log"])))).text
+        for s in load_patterns().signatures
+        if all(to_ere(rx) is not None and not rx.startswith("(?i)") for rx in s.match)
+        for ex in s.examples
+        if ex["match"]
+    ]
+    lines = tmp_path / "examples.txt"
+    lines.write_text("\n".join(messages) + "\n", encoding="utf-8")
+    missed = subprocess.run(
+        ["grep", "-v", "-E", "-f", str(out), str(lines)], capture_output=True, text=True
+    ).stdout.splitlines()
+    assert len(missed) <= len(messages) // 50, missed[:10]  # at most 2%: ERE is a superset
