@@ -107,7 +107,6 @@ class Model:
                 raise ValueError("model arrays do not match its vocabulary")
         self.intercept: list[float] = data["intercept"]
         self.temperature: float = data["temperature"]
-        self.meta: dict[str, Any] = data.get("meta", {})
 
     def decision(self, text: str) -> list[float]:
         scores = list(self.intercept)

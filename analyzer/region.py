@@ -52,14 +52,12 @@ class ErrorLines:
 
     def __init__(self) -> None:
         self._files: dict[int, _FileLines] = {}
-        self.dropped_files = 0
 
     def add(self, file_index: int, line: ErrorLine) -> None:
         f = self._files.get(file_index)
         if f is None:
             if len(self._files) >= _MAX_FILES:
-                self.dropped_files += 1
-                return
+                return  # bounded memory: past 4,096 files only the first (path order) count
             f = self._files[file_index] = _FileLines()
         f.count += 1
         if len(f.head) < _PER_FILE_HEAD:
