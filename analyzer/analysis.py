@@ -20,7 +20,7 @@ from .cascade import Rule, load_rules
 from .correlate import Collector
 from .matcher import Matcher
 from .region import ErrorLines
-from .scan import StreamScanner, YearRef
+from .scan import DEADLINE_REACHED, StreamScanner, YearRef
 from .signatures import builtin_dir, load_patterns
 from .sources import SourceNotes, iter_streams
 from .timeline import HANG_FACTOR, HANG_MIN_GAP
@@ -200,7 +200,7 @@ def scan_job(
                 f"{fs.name}: only its last {fs.read:,} bytes were read (deadline); its line "
                 f"numbers count from byte {fs.start:,}"
             )
-        if fs.error == "deadline reached":
+        if fs.error == DEADLINE_REACHED:
             unread += 1
         elif fs.error:
             notes.notes.append(f"{fs.name}: read stopped early: {fs.error} (kept what was read)")

@@ -85,6 +85,17 @@ FINDING_COLUMNS: tuple[tuple[str, str], ...] = (
 class Job:
     id: str
     path: Path
+    fingerprint: str = ""  # computed once, for the skip check, and reused in the row
+
+
+def _fingerprinted(jobs: Iterable[Job]) -> list[Job]:
+    return [Job(j.id, j.path, fingerprint(j.path)) for j in jobs]
+
+
+def _empty_row(job: Job) -> dict[str, Any]:
+    row: dict[str, Any] = {c: None for c, _ in COLUMNS}
+    row.update(job_id=job.id, job_path=str(job.path), schema=SCHEMA)
+    return row
 
 
 def discover(roots: Sequence[str | Path], depth: int = 1) -> list[Job]:
@@ -130,12 +141,11 @@ def analyse_job(
     job: Job, deadline: float | None = None
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """One row and its findings; any exception becomes the row's error."""
-    row: dict[str, Any] = {c: None for c, _ in COLUMNS}
-    row.update(job_id=job.id, job_path=str(job.path), schema=SCHEMA)
+    row = _empty_row(job)
     row["analyzed_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
     started = time.perf_counter()
     try:
-        row["fingerprint"] = fingerprint(job.path)
+        row["fingerprint"] = job.fingerprint or fingerprint(job.path)
         v = analyze(job.path, deadline=deadline)
     except Exception as e:  # one broken job must not end the batch
         row["error"] = f"{type(e).__name__}: {e}"
@@ -296,11 +306,9 @@ def run_batch(
     done: dict[str, dict[str, Any]] = {}
     for rec in journal.read():
         done[rec["row"]["job_id"]] = rec
-    jobs = discover(roots, depth)
+    jobs = _fingerprinted(discover(roots, depth))
     todo = [
-        j
-        for j in jobs
-        if j.id not in done or done[j.id]["row"]["fingerprint"] != fingerprint(j.path)
+        j for j in jobs if j.id not in done or done[j.id]["row"]["fingerprint"] != j.fingerprint
     ]
     workers = workers or os.cpu_count() or 1
     for n, (row, findings) in enumerate(_analyse_all(todo, workers, deadline), 1):
@@ -333,9 +341,7 @@ def _analyse_all(
             try:
                 yield fut.result()
             except Exception as e:  # a worker died (killed, out of memory)
-                job = futures[fut]
-                row: dict[str, Any] = {c: None for c, _ in COLUMNS}
-                row.update(job_id=job.id, job_path=str(job.path), schema=SCHEMA)
+                row = _empty_row(futures[fut])
                 row["error"] = f"worker failed: {type(e).__name__}: {e}"
                 yield row, []
 
@@ -376,16 +382,17 @@ def run_batch_spark(
         .getOrCreate()
     )
     try:
-        jobs = discover(roots, depth)
+        jobs = _fingerprinted(discover(roots, depth))
         previous: dict[str, dict[str, Any]] = {}
         if out.exists():
             previous = {r["job_id"]: r for r in pq.read_table(out).to_pylist()}
-        todo = [j for j in jobs if previous.get(j.id, {}).get("fingerprint") != fingerprint(j.path)]
-        keep = [r for k, r in previous.items() if k not in {j.id for j in todo}]
+        todo = [j for j in jobs if previous.get(j.id, {}).get("fingerprint") != j.fingerprint]
+        redo = {j.id for j in todo}
+        keep = [r for k, r in previous.items() if k not in redo]
         sc = spark.sparkContext
         slices = max(1, min(len(todo), sc.defaultParallelism * 4))
-        results = sc.parallelize([(j.id, str(j.path)) for j in todo], slices).map(
-            lambda jp: analyse_job(Job(jp[0], Path(jp[1])), deadline)
+        results = sc.parallelize([(j.id, str(j.path), j.fingerprint) for j in todo], slices).map(
+            lambda j: analyse_job(Job(j[0], Path(j[1]), j[2]), deadline)
         )
         results.cache()
         rows = results.map(lambda rf: rf[0]).collect() + keep

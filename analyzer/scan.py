@@ -72,6 +72,9 @@ class YearRef:
                 self.year, self.anchored = y, True
 
 
+DEADLINE_REACHED = "deadline reached"  # FileScan.error of a read cut by the caller's deadline
+
+
 @dataclass
 class FileScan:
     name: str
@@ -262,7 +265,7 @@ class StreamScanner:
                 feed.fs.start = feed.fs.bytes
             while True:
                 if stop_at is not None and time.monotonic() > stop_at:
-                    feed.fs.error = "deadline reached"
+                    feed.fs.error = DEADLINE_REACHED
                     break
                 chunk = reader.read(BLOCK)
                 if not chunk:
