@@ -176,7 +176,7 @@ def scan_job(
     notes = SourceNotes()
     collector = Collector()
     errors = ErrorLines()
-    scanner = StreamScanner(matcher, collector.add, YearRef(), redact, errors.add)
+    scanner = StreamScanner(matcher, collector.add, YearRef(), redact, errors)
     files = lines = nbytes = truncated = tails = unread = 0
     ends: list[LogTime] = []
     for index, stream in enumerate(iter_streams(path_list, notes)):

@@ -3,9 +3,12 @@
 Signatures see only what they know. For a failure no signature knows, the evidence is
 in lines that merely look like errors (`... failed`, `FooError:`, `[ERROR]`); the scan's
 automaton finds them with the same block pass as the signatures (ERROR_LINE below), and
-this module keeps, per file, the first and last few of them. The failure region of a job
-is then the error lines of the file that went wrong first, then the others, whose
-masked text is what the classifier learns from.
+this module keeps, per file, the first and last few of them, and the file's last lines
+whatever they look like: the end of a log is where a failure shows, often in words no
+error pattern knows (a kubelet's "Shutdown manager killing pod", an exit code). The
+failure region of a job is then those lines of the file that went wrong first, then the
+others, whose masked text is what the classifier learns from. (The last lines raised the
+held-out accuracy from 0.77 to 0.85: issue 6.)
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ ERROR_LINE = (
 )
 _PER_FILE_HEAD = 20
 _PER_FILE_TAIL = 40
+LAST_LINES = 20  # a file's last non-empty lines, kept whatever they say
 _MAX_FILES = 4096
 REGION_LINES = 120
 
@@ -44,6 +48,7 @@ class ErrorLine:
 class _FileLines:
     head: list[ErrorLine] = field(default_factory=list)
     tail: deque[ErrorLine] = field(default_factory=lambda: deque(maxlen=_PER_FILE_TAIL))
+    last: list[ErrorLine] = field(default_factory=list)
     count: int = 0
 
 
@@ -53,21 +58,41 @@ class ErrorLines:
     def __init__(self) -> None:
         self._files: dict[int, _FileLines] = {}
 
-    def add(self, file_index: int, line: ErrorLine) -> None:
+    def _file(self, file_index: int) -> _FileLines | None:
         f = self._files.get(file_index)
         if f is None:
             if len(self._files) >= _MAX_FILES:
-                return  # bounded memory: past 4,096 files only the first (path order) count
+                return None  # bounded memory: past 4,096 files only the first (path order) count
             f = self._files[file_index] = _FileLines()
+        return f
+
+    def add(self, file_index: int, line: ErrorLine) -> None:
+        f = self._file(file_index)
+        if f is None:
+            return
         f.count += 1
         if len(f.head) < _PER_FILE_HEAD:
             f.head.append(line)
         else:
             f.tail.append(line)
 
+    def set_last(self, file_index: int, lines: list[ErrorLine]) -> None:
+        """The file's last lines (at most LAST_LINES), given when the file ends."""
+        f = self._file(file_index)
+        if f is not None:
+            f.last = lines[-LAST_LINES:]
+
     def of_file(self, file_index: int) -> list[ErrorLine]:
+        """The file's error-looking lines (not its last lines): what the miner reads."""
         f = self._files.get(file_index)
         return [*f.head, *f.tail] if f else []
+
+    def _region_of(self, file_index: int) -> list[ErrorLine]:
+        """Error lines and last lines of a file, in line order, each line once."""
+        f = self._files[file_index]
+        by_line = {x.line: x for x in f.last}
+        by_line.update((x.line, x) for x in (*f.head, *f.tail))
+        return [by_line[k] for k in sorted(by_line)]
 
     def all(self) -> list[ErrorLine]:
         return [x for i in sorted(self._files) for x in self.of_file(i)]
@@ -84,7 +109,7 @@ class ErrorLines:
 
         out: list[ErrorLine] = []
         for i in sorted(self._files, key=when):
-            lines = self.of_file(i)
+            lines = self._region_of(i)
             out.extend(lines[-(REGION_LINES - len(out)) :])
             if len(out) >= REGION_LINES:
                 break

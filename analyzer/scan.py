@@ -17,7 +17,7 @@ from .correlate import ROLE_RANK, SEVERITY_RANK
 from .lines import Message, clean, has_year, inline_rank, line_host, parse_time, strip_prefix
 from .matcher import Matcher
 from .redact import redact
-from .region import ErrorLine
+from .region import LAST_LINES, ErrorLine, ErrorLines
 from .sources import Stream
 from .types import Hit, LogTime, Signature
 
@@ -26,6 +26,7 @@ BLOCK = 1 << 20
 # counted, so memory stays bounded whatever the input.
 LINE_CAP = 1 << 20
 TEXT_CAP = 4096
+_LAST_TEXT = 1024  # bytes of each last line kept for the region (20 per file, 4,096 files)
 _CONTEXT_BEFORE, _CONTEXT_AFTER, _TRACEBACK_LINES = 3, 3, 40
 _TAIL = 64 * 1024
 # Hits per (file, signature) that get full context; later ones only count, so a log
@@ -197,12 +198,16 @@ class StreamFeed:
 
     def close(self) -> None:
         """The stream ended: its last line needs no newline to count as a line."""
+        last = self.fs.lines
         if self.carry:
             self._block(self.tail, self.carry, len(self.carry))
+            self.tail = (self.tail + self.carry)[-_TAIL:]
             self.carry = b""
+            last += 1
         if self.skipping and self.skip_tail:
             self._block(b"", self.skip_tail, len(self.skip_tail), self.long_line)
             self.skip_tail = b""
+        self.scanner._last_lines(self.stream, self.file_index, self.tail, last)
 
 
 @dataclass(frozen=True)
@@ -228,10 +233,10 @@ class StreamScanner:
         on_hit: Callable[[Hit], None],
         year: YearRef,
         redact_secrets: bool = True,
-        on_error_line: Callable[[int, ErrorLine], None] | None = None,
+        errors: ErrorLines | None = None,
     ) -> None:
         self.matcher = matcher
-        self.on_error_line = on_error_line
+        self.errors = errors
         # lines leave the engine only through hits: redacting them here covers every sink
         self.clean_text: Callable[[str], str] = redact if redact_secrets else _as_is
         self.on_hit = on_hit
@@ -348,10 +353,32 @@ class StreamScanner:
                 for i, caps in self._best(candidates, msg.text):
                     self._emit(at, i, caps, segment, msg)
                     matched = True
-            if error_line and self.on_error_line is not None:
+            if error_line and self.errors is not None:
                 text = self.clean_text(raw[:TEXT_CAP])
                 when = parse_time(text, self.year.year)
-                self.on_error_line(file_index, ErrorLine(stream.name, line, when, text, matched))
+                self.errors.add(file_index, ErrorLine(stream.name, line, when, text, matched))
+
+    def _last_lines(self, stream: Stream, file_index: int, tail: bytes, last: int) -> None:
+        """The stream's last non-empty lines, for the classifier's failure region.
+
+        `tail` ends with line number `last`; a first piece cut mid-line is not a line.
+        """
+        if self.errors is None or not tail:
+            return
+        pieces = tail.removesuffix(b"\n").split(b"\n")
+        if len(tail) >= _TAIL:
+            pieces = pieces[1:]
+        out: list[ErrorLine] = []
+        for k in range(len(pieces) - 1, -1, -1):
+            raw = pieces[k]
+            if raw.strip():
+                text = self.clean_text(decode(raw[:_LAST_TEXT]))
+                when = parse_time(text, self.year.year)
+                out.append(ErrorLine(stream.name, last - (len(pieces) - 1 - k), when, text, False))
+                if len(out) == LAST_LINES:
+                    break
+        out.reverse()
+        self.errors.set_last(file_index, out)
 
     def _progress_to_skip(
         self, block: bytes, hits: list[tuple[int, int, tuple[int, ...]]]

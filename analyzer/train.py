@@ -34,6 +34,7 @@ from .analysis import scan_job
 from .classifier import FORMAT, MODEL_PATH, TOKEN, region_text
 from .matcher import Matcher
 from .signatures import PatternSet, load_patterns
+from .verdict import model_region
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPORA = ROOT / "corpora"
@@ -52,12 +53,17 @@ class Doc:
 
 
 def _region(paths: list[str], matcher: Matcher) -> str:
-    return region_text([x.text for x in scan_job(paths, matcher).errors.region()])
+    job = scan_job(paths, matcher)
+    region, _ = model_region(job.errors, job.collector.evidence(None))
+    return region_text([x.text for x in region])
 
 
 def documents() -> list[Doc]:
     """Every training document, in a stable order."""
-    matcher = Matcher(PatternSet((), ()))  # no signatures: the region does not depend on them
+    # Progress signatures only: the region is what the verdict shows the model, the lines
+    # after each file's last step; no failure signature may shape what it learns from.
+    progress = tuple(s for s in load_patterns().signatures if s.role == "progress")
+    matcher = Matcher(PatternSet(progress, ()))
     docs = []
     for sources in sorted((CORPORA / "failures").glob("*/SOURCES.yaml")):
         for entry in yaml.safe_load(sources.read_text(encoding="utf-8")):

@@ -18,7 +18,7 @@ from typing import Any
 from .cascade import Rule, explain
 from .classifier import Model
 from .correlate import ROLE_RANK, SEVERITY_RANK, Evidence, template, time_key
-from .region import ErrorLines
+from .region import ErrorLine, ErrorLines
 from .taxonomy import CATEGORIES, NONE, category_name
 from .timeline import Stall
 from .types import ActOn, Checkpoint, Finding, Hit, ModelOpinion, RootCause, Stats, Verdict
@@ -292,30 +292,53 @@ def _node_rank(root: Hit, hits: list[Hit]) -> int | None:
     return min(near, key=lambda h: h.time.epoch if h.time else 0.0).rank if near else None
 
 
-def _ask_model(
-    model: Model | None, errors: ErrorLines | None, ev: Evidence, lang: str
-) -> tuple[ModelOpinion, RootCause | None, str] | None:
-    """The classifier's reading of the failure region: opinion, evidence line, summary.
+def model_region(errors: ErrorLines | None, ev: Evidence) -> tuple[list[ErrorLine], bool]:
+    """The lines the classifier reads, and whether they come after training stopped.
 
-    Only error lines after the last progress line of their file count: a failure ends
-    a rank's training, while an error-looking line the run trained past (a warning, a
-    retried call, a print quoting a failure) did not stop it.
+    Only lines after the last progress line of their file count when there are any: a
+    failure ends a rank's training, while an error-looking line the run trained past (a
+    warning, a retried call, a print quoting a failure) did not stop it. Training uses
+    this same function, so the model learns from what it will be shown.
     """
     region = errors.region() if errors is not None else []
-    if model is None or not region:
-        return None
     last: dict[str, int] = {}
     for p in ev.progress:
         if p.last_line is not None:
             last[p.file] = max(last.get(p.file, 0), p.last_line)
-    after = [x for x in region if x.line > last.get(x.file, 0)]
-    if after:
-        region = after
+    # A file without progress (a kernel log, a scheduler's) is placed by time: its lines
+    # from before the job's last steps are ones the job trained past.
+    ends = [
+        s.last.time.epoch - 2 * (s.step_time() or 0.0)
+        for s in ev.timeline.streams.values()
+        if s.last and s.last.time and s.last.time.absolute
+    ]
+    until = max(ends, default=None)
+
+    def counts(x: ErrorLine) -> bool:
+        if x.file in last:
+            return x.line > last[x.file]
+        return until is None or not (x.time and x.time.absolute and x.time.epoch < until)
+
+    after = [x for x in region if counts(x)]
+    return (after, True) if after else (region, False)
+
+
+def _ask_model(
+    model: Model | None, errors: ErrorLines | None, ev: Evidence, lang: str
+) -> tuple[ModelOpinion, RootCause | None, str] | None:
+    """The classifier's reading of the failure region: opinion, evidence line, summary."""
+    region, after = model_region(errors, ev)
+    if model is None or not region:
+        return None
     pred = model.predict([x.text for x in region])
+    # A hang is measured, not read: where the timeline had steps to judge and found no
+    # stall, a model's "hang" (from words like "gpu util 0%") is overruled.
+    measured = pred.category == "hang" and bool(ev.progress) and not ev.stalls
     sure = (
         bool(after)
         and pred.category not in (NONE, "unknown")
         and pred.probability >= MODEL_THRESHOLD
+        and not measured
     )
     opinion = ModelOpinion(pred.category, pred.probability, pred.alternatives, sure)
     if not sure:
