@@ -1,8 +1,9 @@
 """Scan throughput and peak memory of ha-analyze beside cat and grep on the same file.
 
-Generates a realistic training log deterministically (Megatron-style iteration lines,
-NCCL INFO chatter, Python logging, tqdm redraws, warnings, a few tracebacks, rare real
-errors), then times, in one run on this machine:
+Generates a realistic training log deterministically with benchmarks/genlogs.py
+(Megatron-style iteration lines, NCCL INFO chatter, Python logging, tqdm redraws,
+warnings, the odd caught traceback, a CUDA OOM at the end), then times, in one run on
+this machine:
   cat FILE > /dev/null
   grep -c -E -f SIGNATURES FILE      (the built-in signature regexes converted to ERE, C locale)
   ha-analyze FILE --format json      (once per available automaton engine)
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import shutil
 import subprocess
 import sys
@@ -24,74 +24,13 @@ import tempfile
 import time
 from pathlib import Path
 
+import genlogs  # benchmarks/genlogs.py: this script's folder is sys.path[0]
+
 from analyzer.automaton import available_engines
 from analyzer.export import to_ere
 from analyzer.signatures import load_patterns
 
 OUT = Path(__file__).parent / "out"
-
-
-def _lines(rng: random.Random) -> list[str]:
-    """One 'minute' of a realistic log; errors are rare, as in real jobs."""
-    out = []
-    for i in range(400):
-        kind = rng.random()
-        ts = f"2026-11-29 10:{i % 60:02d}:{rng.randrange(60):02d},{rng.randrange(1000):03d}"
-        if kind < 0.35:
-            out.append(
-                f" [{ts[:19]}] iteration {rng.randrange(1, 50000):>8}/   50000 | consumed samples: "
-                f"{rng.randrange(10**7):>12} | elapsed time per iteration (ms): {rng.uniform(900, 1500):.1f} | "
-                f"learning rate: {rng.uniform(1e-5, 3e-4):.3E} | global batch size:  1024 | lm loss: "
-                f"{rng.uniform(1.5, 3.5):.6E} | loss scale: 1.0 | grad norm: {rng.uniform(0.2, 1.5):.3f} |"
-            )
-        elif kind < 0.55:
-            out.append(
-                f"gpu-node{rng.randrange(64)}:{rng.randrange(10**5)}:{rng.randrange(10**5)} [{rng.randrange(8)}] "
-                f"NCCL INFO Channel {rng.randrange(32):02d}/0 : {rng.randrange(512)}[{rng.randrange(8)}] -> "
-                f"{rng.randrange(512)}[{rng.randrange(8)}] [send] via NET/IB/{rng.randrange(8)}/GDRDMA"
-            )
-        elif kind < 0.75:
-            out.append(
-                f"[rank{rng.randrange(512)}]:{ts} - INFO - megatron.training - saving checkpoint shard "
-                f"{rng.randrange(1000)} to /mnt/ckpt/iter_{rng.randrange(10**6):07d}/mp_rank_{rng.randrange(8):02d}"
-            )
-        elif kind < 0.85:
-            bar = "".join(
-                f"\r{p:3d}%|{'#' * (p // 10):<10}| {p}/100 [00:{p % 60:02d}<00:10, {rng.uniform(1, 9):.2f}it/s]"
-                for p in range(0, 100, 25)
-            )
-            out.append(bar)
-        elif kind < 0.95:
-            out.append(
-                f"{ts} - WARNING - torch.utils.data - worker {rng.randrange(16)} took {rng.uniform(0.1, 5):.2f}s "
-                "to fetch a batch; consider increasing num_workers"
-            )
-        elif kind < 0.999:
-            out.append(
-                f'  File "/usr/lib/python3.10/site-packages/torch/nn/modules/module.py", line {rng.randrange(2000)}, '
-                "in _call_impl"
-            )
-        else:
-            out.append(
-                f"[rank{rng.randrange(512)}]:[E1129 10:{rng.randrange(60):02d}:00.000000 1 ProcessGroupNCCL.cpp:632] "
-                f"[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum={rng.randrange(10**5)}, "
-                "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600013 milliseconds "
-                "before timing out."
-            )
-    return out
-
-
-def generate(path: Path, mib: int, seed: int = 20261129) -> None:
-    if path.exists() and path.stat().st_size >= mib << 20:
-        return
-    rng = random.Random(seed)
-    target = mib << 20
-    with path.open("w", encoding="utf-8") as f:
-        written = 0
-        while written < target:
-            chunk = "\n".join(_lines(rng)) + "\n"
-            f.write(chunk)
-            written += len(chunk.encode())
 
 
 def grep_ere(rx: str) -> str | None:
@@ -130,8 +69,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     a = ap.parse_args()
     OUT.mkdir(exist_ok=True)
-    log = OUT / f"train-{a.mib}MiB.log"
-    generate(log, a.mib)
+    log = genlogs.single(OUT / f"train-{a.mib}MiB.log", a.mib)
     size_mb = log.stat().st_size / 1e6
     sigs = load_patterns().signatures
     eres = [e for s in sigs for rx in s.match if (e := grep_ere(rx))]
@@ -143,7 +81,8 @@ def main() -> None:
     rows.append(
         (
             f"grep -c -E -f ({len(eres)} regexes, LC_ALL=C)",
-            *timed(f"LC_ALL=C grep -c -E -f {f.name} {log}", a.repeat, shell=True),
+            # into a file: with stdout on /dev/null GNU grep stops at the first match
+            *timed(f"LC_ALL=C grep -c -E -f {f.name} {log} > {f.name}.out", a.repeat, shell=True),
         )
     )
     for engine in available_engines():
@@ -154,6 +93,7 @@ def main() -> None:
             )
         )
     os.unlink(f.name)
+    os.unlink(f"{f.name}.out")
     print(
         f"file: {log.name}, {size_mb:.0f} MB, {sum(1 for _ in log.open('rb')):,} lines; best of {a.repeat}"
     )
