@@ -46,8 +46,12 @@ class Matcher:
         # for the classifier and the template miner (analyzer.region).
         self.error_index = len(self.signatures)
         regexes = [*iter_regexes(self.signatures), (self.error_index, ERROR_LINE)]
+        # Sampled: step lines (a timeline needs a block's first and last ones) and error
+        # lines (the region keeps a file's first 20 and last 40, which the head and tail
+        # samples of its blocks still give exactly).
+        steps = [i for i, s in enumerate(self.signatures) if s.progress == "step"]
         try:
-            self.automaton = automaton.build(regexes, engine)
+            self.automaton = automaton.build(regexes, engine, [steps, [self.error_index]])
         except automaton.AutomatonError as e:
             sig = self.signatures[e.index]
             raise PatternError(f"{sig.source}: {sig.id}: match: {e}") from None

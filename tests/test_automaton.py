@@ -48,6 +48,28 @@ def test_a_match_spanning_lines_never_hides_a_line_match(engine: str) -> None:
     assert 1 in got[b"bar baz"]
 
 
+def test_sampled_group_gives_the_head_and_tail_of_a_block_and_every_other_line(
+    engine: str,
+) -> None:
+    step, nan, err = (0, r"step \d+"), (1, r"loss nan"), (2, r"(?i)error")
+    auto = build([step, nan, err], engine, [[0], [2]])
+    lines = [f"step {i} loss 1.0" for i in range(1000)]
+    lines[500] = "step 500 loss nan"  # a rare line in the middle that is also a step
+    lines[600] = "some Error here"
+    block = ("\n".join(lines) + "\n").encode()
+    got = {block[s:e].decode(): sigs for s, e, sigs in auto.scan(block)}
+    steps = sorted(int(t.split()[1]) for t, sigs in got.items() if 0 in sigs)
+    assert steps == [*range(32), 500, *range(960, 1000)]
+    assert got["step 500 loss nan"] == (0, 1)
+    assert got["some Error here"] == (2,)  # a sparse group: every line of it
+
+
+def test_a_small_block_is_sampled_whole(engine: str) -> None:
+    auto = build([(0, r"step \d+")], engine, [[0]])
+    block = "".join(f"step {i}\nother\n" for i in range(70)).encode()
+    assert len(auto.scan(block)) == 70
+
+
 def test_relax_widens_atoms_that_may_be_multibyte() -> None:
     assert relax("a.b") == ("a.{1,4}b", False)
     assert relax("x[^,]{0,300}")[0] == "x[^,]{0,}"  # large counts: unbounded

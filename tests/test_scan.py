@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from conftest import DEMO_PATTERNS
 
 from analyzer import analyze
+from analyzer.analysis import get_matcher, scan_job
+from analyzer.automaton import build
+from analyzer.region import ERROR_LINE
 from analyzer.scan import BLOCK, LINE_CAP
+from analyzer.signatures import iter_regexes
 from analyzer.types import Verdict
 
 OOM = "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3"
@@ -123,3 +128,40 @@ def test_error_at_the_end_of_an_absurd_line_is_found(tmp_path: Path, engine: str
     assert v.stats.truncated_lines == 2 and v.stats.lines == 3
     assert v.root_cause is not None and v.root_cause.line == 2 and v.root_cause.text == OOM
     assert v.root_cause.offset == len(b"start\n")  # where the line starts
+
+
+def test_sampling_keeps_timeline_and_error_region_exact(
+    tmp_path: Path, engine: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Step and error lines are sampled per block (analyzer.automaton.Sampler); the
+    timeline and the classifier's region must be what reading every line gives."""
+    lines = []
+    for i in range(60_000):
+        rank = i % 4
+        stamp = f"2026-11-29 10:{i // 4 // 60 % 60:02d}:{i // 4 % 60:02d}"
+        lines.append(
+            f"[rank{rank}]: [{stamp}] iteration {i // 4 + 1:>8}/  500000 | consumed samples: "
+            f"{i * 256:>12} | elapsed time per iteration (ms): 1000.0 | lm loss: 2.1E+00 |"
+        )
+        if i % 97 == 0:
+            lines.append(f"[rank{rank}]: {stamp},000 - WARNING - retry {i} failed, will try again")
+    lines.append("[rank2]: " + OOM.split(": ", 1)[1])
+    log = tmp_path / "console.log"
+    log.write_text("\n".join(lines) + "\n")
+    assert log.stat().st_size > 4 * BLOCK
+    matcher = get_matcher(engine=engine)
+    sampled = scan_job([str(log)], matcher)
+    monkeypatch.setattr(
+        matcher,
+        "automaton",
+        build([*iter_regexes(matcher.signatures), (matcher.error_index, ERROR_LINE)], engine),
+    )
+    full = scan_job([str(log)], matcher)
+    assert [x.line for x in sampled.errors.all()] == [x.line for x in full.errors.all()]
+    assert [x.line for x in sampled.errors.region()] == [x.line for x in full.errors.region()]
+    ev_s, ev_f = sampled.collector.evidence(None), full.collector.evidence(None)
+    assert ev_s.progress == ev_f.progress
+    assert len(ev_s.progress) == 4
+    assert [(f.first.line, f.count) for f in ev_s.findings] == [
+        (f.first.line, f.count) for f in ev_f.findings
+    ]
