@@ -19,10 +19,11 @@ from . import classifier
 from .cascade import Rule, load_rules
 from .correlate import Collector
 from .matcher import Matcher
+from .reading import Reading, scan_units
 from .region import ErrorLines
-from .scan import DEADLINE_REACHED, StreamScanner, YearRef
+from .scan import YearRef
 from .signatures import builtin_dir, load_patterns
-from .sources import SourceNotes, iter_streams
+from .sources import iter_units
 from .timeline import HANG_FACTOR, HANG_MIN_GAP
 from .types import AnalyzerError, LogTime, Stats, Verdict
 from .verdict import decide
@@ -98,6 +99,7 @@ def analyze(
     hang_min_gap: float = HANG_MIN_GAP,
     redact: bool = True,
     deadline: float | None = None,
+    workers: int = 1,
 ) -> Verdict:
     """Analyse the logs of one job and return its root-cause verdict.
 
@@ -115,6 +117,9 @@ def analyze(
     `deadline`: seconds the caller can wait. The tails of large files are read first
     (a root cause is usually near the end of the first failing rank's log), then
     everything while time remains; `stats.complete` says whether all was read.
+    `workers`: processes that read the files of a large job (analyzer.workers); the
+    verdict is the same for any number. One by default: forking a caller's process (a
+    controller with threads) is the caller's choice to make.
     """
     if lang not in ("en", "zh"):
         raise AnalyzerError(f"lang must be 'en' or 'zh', not {lang!r}")
@@ -126,7 +131,7 @@ def analyze(
     stop_at = None if deadline is None else time.monotonic() + deadline * _SCAN_SHARE
     matcher = get_matcher(patterns, builtin=builtin_patterns, engine=engine)
     if stop_at is None:
-        job = scan_job(path_list, matcher, redact)
+        job = scan_job(path_list, matcher, redact, workers=workers)
     else:
         job = scan_job(path_list, matcher, redact, stop_at, tail=TAIL_FIRST)
         if job.tails and time.monotonic() < stop_at:
@@ -166,65 +171,51 @@ def scan_job(
     redact: bool = True,
     stop_at: float | None = None,
     tail: int = 0,
+    workers: int = 1,
 ) -> ScannedJob:
     """Every stream of a job through the scanner: hits, error lines and statistics.
 
     `stop_at` (monotonic clock) ends reading early; `tail` reads large plain files from
-    that many bytes before their end only.
+    that many bytes before their end only. `workers` > 1 scans the files of a large
+    job in that many processes (analyzer.workers), with the same result.
     """
     started = time.perf_counter()
-    notes = SourceNotes()
+    reading = Reading()
     collector = Collector()
     errors = ErrorLines()
-    scanner = StreamScanner(matcher, collector.add, YearRef(), redact, errors)
-    files = lines = nbytes = truncated = tails = unread = 0
-    ends: list[LogTime] = []
-    for index, stream in enumerate(iter_streams(path_list, notes)):
-        if stop_at is not None and time.monotonic() > stop_at:
-            unread += 1  # at least this one; opening the rest would cost more time
-            break
-        try:
-            fs = scanner.scan(stream, index, stop_at, tail)
-        except Exception as e:  # a bug must cost one file, not the restart decision
-            notes.notes.append(
-                f"{stream.name}: internal error, file skipped: {type(e).__name__}: {e}"
-            )
-            continue
-        files += 1
-        lines += fs.lines
-        nbytes += fs.read
-        truncated += fs.truncated
-        if fs.start:
-            tails += 1
-            notes.notes.append(
-                f"{fs.name}: only its last {fs.read:,} bytes were read (deadline); its line "
-                f"numbers count from byte {fs.start:,}"
-            )
-        if fs.error == DEADLINE_REACHED:
-            unread += 1
-        elif fs.error:
-            notes.notes.append(f"{fs.name}: read stopped early: {fs.error} (kept what was read)")
-        if fs.last_time is not None:
-            ends.append(fs.last_time)
-        if fs.truncated:
-            notes.notes.append(
-                f"{fs.name}: {fs.truncated} line(s) longer than 1 MiB were cut for matching"
-            )
-    if unread:
-        notes.notes.append("deadline reached: not every file was read to its end")
+    year = YearRef()
+    units = list(iter_units(path_list, reading.notes))
+    parallel = workers > 1 and stop_at is None
+    if parallel:
+        # imported here: multiprocessing (and pickle) stay out of a controller's process
+        # unless it asks for workers
+        from .workers import fan_out, worth_forking
+
+        parallel = worth_forking(units)
+    if parallel:
+        for part in fan_out(units, matcher, redact, workers):
+            if part.overflow:  # too many hits to ship: read here, in order
+                scan_units([part.unit], matcher, redact, collector.add, errors, year, reading)
+            else:
+                part.merge_into(collector, errors, year, reading, matcher)
+    else:
+        scan_units(units, matcher, redact, collector.add, errors, year, reading, stop_at, tail)
+    if reading.unread:
+        reading.notes.notes.append("deadline reached: not every file was read to its end")
+    notes = reading.notes
     stats = Stats(
-        files=files,
-        lines=lines,
-        bytes=nbytes,
+        files=reading.files,
+        lines=reading.lines,
+        bytes=reading.bytes,
         seconds=time.perf_counter() - started,
         unreadable=tuple(notes.unreadable),
         skipped=tuple(notes.skipped),
         notes=tuple(notes.notes),
-        truncated_lines=truncated,
+        truncated_lines=reading.truncated,
         engine=matcher.automaton.name,
-        complete=not (unread or tails),
+        complete=not (reading.unread or reading.tails),
     )
-    return ScannedJob(collector, errors, stats, ends, tails)
+    return ScannedJob(collector, errors, stats, reading.ends, reading.tails)
 
 
 def _end_of_evidence(

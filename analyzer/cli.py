@@ -8,6 +8,7 @@ failed, 2 usage error (bad option, bad pattern file), 3 no input could be read a
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterator
 from datetime import datetime
@@ -132,6 +133,13 @@ def main() -> None:
     help="Answer within about this many seconds: tails of large files first, then the "
     "rest while time remains (stats.complete says whether all was read).",
 )
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Processes that read the files of a large job (default: all cores; one for a "
+    "single file, a small job or --deadline). Same verdict whatever the number.",
+)
 def analyze_cmd(
     paths: tuple[str, ...],
     fmt: str,
@@ -147,11 +155,13 @@ def analyze_cmd(
     no_model: bool,
     exit_code: bool,
     deadline: float | None,
+    workers: int | None,
 ) -> None:
     """Analyse the logs of one job and print its root-cause verdict."""
     try:
         verdict = analyze(
             list(paths),
+            workers=workers or os.cpu_count() or 1,
             patterns=pattern_dirs,
             builtin_patterns=not no_builtin,
             signatures=not no_signatures,

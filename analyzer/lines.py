@@ -137,7 +137,15 @@ def _frac(digits: str | None) -> float:
 
 
 def _epoch(
-    year: int, month: int, day: int, h: int, m: int, s: int, frac: float, zone: str | None = None
+    year: int,
+    month: int,
+    day: int,
+    h: int,
+    m: int,
+    s: int,
+    frac: float,
+    zone: str | None = None,
+    inferred: bool = False,
 ) -> LogTime | None:
     try:
         dt = datetime(year, month, day, h, m, s, tzinfo=timezone.utc)
@@ -147,7 +155,7 @@ def _epoch(
         sign = 1 if zone[0] == "+" else -1
         digits = zone[1:].replace(":", "")
         dt -= sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
-    return LogTime(dt.timestamp() + frac, True, zone is not None)
+    return LogTime(dt.timestamp() + frac, True, zone is not None, inferred)
 
 
 def parse_time(text: str, year: int) -> LogTime | None:
@@ -185,6 +193,7 @@ def parse_time(text: str, year: int) -> LogTime | None:
             int(g("gm")),
             int(g("gs")),
             _frac(g("gf")),
+            inferred=True,
         )
     if g("ctime"):
         mon = _MONTHS.get(g("cMon"))
@@ -197,7 +206,9 @@ def parse_time(text: str, year: int) -> LogTime | None:
         mon = _MONTHS.get(g("sMon"))
         if mon is None:
             return None
-        return _epoch(year, mon, int(g("sD")), int(g("sh")), int(g("sm")), int(g("ss")), 0.0)
+        return _epoch(
+            year, mon, int(g("sD")), int(g("sh")), int(g("sm")), int(g("ss")), 0.0, inferred=True
+        )
     if g("dmesg"):
         return LogTime(float(g("up")), absolute=False)
     return LogTime(int(g("ep")) + _frac(g("epf")), True, True)

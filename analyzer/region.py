@@ -14,6 +14,7 @@ held-out accuracy from 0.77 to 0.85: issue 6.)
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .types import LogTime
@@ -75,6 +76,19 @@ class ErrorLines:
             f.head.append(line)
         else:
             f.tail.append(line)
+
+    def merge(self, other: ErrorLines, base: int, fix: Callable[[ErrorLine], ErrorLine]) -> None:
+        """Add another reader's files (analyzer.workers), numbered from `base`, each line
+        passed through `fix`, as if they had been read here."""
+        for i in sorted(other._files):
+            mine = self._file(base + i)
+            if mine is None:
+                return
+            theirs = other._files[i]
+            mine.head = [fix(x) for x in theirs.head]
+            mine.tail.extend(fix(x) for x in theirs.tail)
+            mine.last = [fix(x) for x in theirs.last]
+            mine.count = theirs.count
 
     def set_last(self, file_index: int, lines: list[ErrorLine]) -> None:
         """The file's last lines (at most LAST_LINES), given when the file ends."""

@@ -304,7 +304,16 @@ def _link_note(link: Path, root: Path) -> str:
     return f"symbolic link to {inside}, read under that name"
 
 
-def _walk(root: Path, prefix: str, notes: SourceNotes) -> Iterator[Stream]:
+@dataclass(frozen=True)
+class Unit:
+    """One top-level input file, or standard input (`path` None): listed first, opened
+    where it is scanned, so that a worker process can open its share of a job."""
+
+    name: str
+    path: str | None
+
+
+def _walk(root: Path, prefix: str, notes: SourceNotes) -> Iterator[Unit]:
     def on_error(e: OSError) -> None:
         notes.unreadable_file(str(e.filename), e.strerror or str(e))
 
@@ -322,11 +331,11 @@ def _walk(root: Path, prefix: str, notes: SourceNotes) -> Iterator[Stream]:
             if full.is_symlink():
                 notes.skip(name, _link_note(full, root))
                 continue
-            yield from _open_file(full, name, notes)
+            yield Unit(name, str(full))
 
 
-def iter_streams(paths: Sequence[str], notes: SourceNotes) -> Iterator[Stream]:
-    """Every log stream under the given paths, in a stable order.
+def iter_units(paths: Sequence[str], notes: SourceNotes) -> Iterator[Unit]:
+    """Every input file under the given paths, in a stable order.
 
     Names are relative to the argument they came from; with several arguments the
     argument itself is kept in front so that names stay unique.
@@ -334,13 +343,28 @@ def iter_streams(paths: Sequence[str], notes: SourceNotes) -> Iterator[Stream]:
     several = len(paths) > 1
     for arg in paths:
         if arg == "-":
-            yield from _streams_of("<stdin>", sys.stdin.buffer, notes)
+            yield Unit("<stdin>", None)
             continue
         p = Path(arg)
         if p.is_dir():
             prefix = (arg.rstrip("/") + "/") if several else ""
             yield from _walk(p, prefix, notes)
         elif p.exists() or p.is_symlink():
-            yield from _open_file(p, arg, notes)
+            yield Unit(arg, arg)
         else:
             notes.unreadable_file(arg, "no such file or directory")
+
+
+def open_unit(unit: Unit, notes: SourceNotes) -> Iterator[Stream]:
+    """The log streams of one input: one for a plain or compressed file, the members of
+    an archive."""
+    if unit.path is None:
+        yield from _streams_of(unit.name, sys.stdin.buffer, notes)
+    else:
+        yield from _open_file(Path(unit.path), unit.name, notes)
+
+
+def iter_streams(paths: Sequence[str], notes: SourceNotes) -> Iterator[Stream]:
+    """Every log stream under the given paths, in a stable order."""
+    for unit in iter_units(paths, notes):
+        yield from open_unit(unit, notes)

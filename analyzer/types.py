@@ -7,8 +7,8 @@ these types without pulling in the rest of the engine.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from dataclasses import asdict, dataclass, field, replace
+from datetime import datetime, timezone
 from typing import Any, Literal
 
 Role = Literal["cause", "symptom", "confirmation", "progress"]
@@ -50,12 +50,21 @@ class LogTime:
     epoch: float
     absolute: bool = True
     has_zone: bool = False
+    # The line carried no year (glog, syslog): it came from the job (scan.YearRef), and a
+    # worker that scanned without the job's year gives it later (with_year).
+    inferred: bool = False
+
+    def with_year(self, year: int) -> LogTime:
+        dt = datetime.fromtimestamp(self.epoch, tz=timezone.utc)
+        try:
+            moved = dt.replace(year=year)
+        except ValueError:  # 29 February in a year without one
+            moved = dt.replace(year=year, day=28)
+        return replace(self, epoch=moved.timestamp())
 
     def iso(self) -> str | None:
         if not self.absolute:
             return None
-        from datetime import timezone
-
         dt = datetime.fromtimestamp(self.epoch, tz=timezone.utc)
         if self.has_zone:
             return dt.isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -7,10 +7,12 @@ this machine:
   cat FILE > /dev/null
   grep -c -E -f SIGNATURES FILE      (the built-in signature regexes converted to ERE, C locale)
   ha-analyze FILE --format json      (once per available automaton engine)
-and prints MB/s and peak RSS. Ratios within one run are the figures to compare; absolute
-numbers depend on the machine and its load.
+and prints MB/s and peak RSS; with --compress the same for a gzip or zstd copy (the
+decompressor alone is then the floor), with --job a multi-file job read by 1, 2 and all
+cores. Ratios within one run are the figures to compare; absolute numbers depend on the
+machine and its load.
 
-    python benchmarks/bench_scan.py [--mib 100] [--repeat 3]
+    python benchmarks/bench_scan.py [--mib 100 --mib 1024] [--compress gzip] [--job 16x64] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -61,48 +63,96 @@ def timed(cmd: list[str] | str, repeat: int, shell: bool = False) -> tuple[float
     return best, peak
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    ap.add_argument("--mib", type=int, default=100)
-    ap.add_argument("--repeat", type=int, default=3)
-    a = ap.parse_args()
-    OUT.mkdir(exist_ok=True)
-    log = genlogs.single(OUT / f"train-{a.mib}MiB.log", a.mib)
-    size_mb = log.stat().st_size / 1e6
-    sigs = load_patterns().signatures
-    eres = [e for s in sigs for rx in s.match if (e := grep_ere(rx))]
-    with tempfile.NamedTemporaryFile("w", suffix=".ere", delete=False) as f:
-        f.write("\n".join(eres) + "\n")
-    exe = shutil.which("ha-analyze") or f"{sys.executable} -m analyzer"
-    rows: list[tuple[str, float, int]] = []
-    rows.append(("cat", *timed(f"cat {log} > /dev/null", a.repeat, shell=True)))
+def _table(title: str, size_mb: float, rows: list[tuple[str, float, int]], base: int) -> None:
+    print(title)
+    print(f"{'command':<60} {'seconds':>8} {'MB/s':>8} {'peak RSS MiB':>13}")
+    for name, secs, rss in rows:
+        print(f"{name:<60} {secs:>8.2f} {size_mb / secs:>8.0f} {rss / 1024:>13.1f}")
+    for name, secs, _ in rows[base + 1 :]:
+        print(f"  {name}: {rows[base][1] / secs:.2f}x the speed of {rows[base][0].split()[0]}")
+    print()
+
+
+def _decompress(path: Path) -> str:
+    return {".gz": "gzip -dc", ".zst": "zstd -dc"}.get(path.suffix, "cat")
+
+
+def bench_file(log: Path, ere: str, exe: str, repeat: int) -> None:
+    """One file: its reading floor (cat, or the decompressor), grep on the plain bytes,
+    ha-analyze on each engine."""
+    plain = log.with_suffix("") if log.suffix in (".gz", ".zst") else log
+    size_mb = plain.stat().st_size / 1e6
+    floor = _decompress(log)
+    rows = [(f"{floor} > /dev/null", *timed(f"{floor} {log} > /dev/null", repeat, shell=True))]
+    grep = f"LC_ALL=C grep -c -E -f {ere}"
+    # into a file: with stdout on /dev/null GNU grep stops at the first match
+    cmd = f"{grep} {plain} > {ere}.out" if floor == "cat" else f"{floor} {log} | {grep} > {ere}.out"
     rows.append(
-        (
-            f"grep -c -E -f ({len(eres)} regexes, LC_ALL=C)",
-            # into a file: with stdout on /dev/null GNU grep stops at the first match
-            *timed(f"LC_ALL=C grep -c -E -f {f.name} {log} > {f.name}.out", a.repeat, shell=True),
-        )
+        (f"{'' if floor == 'cat' else floor + ' | '}grep -c -E -f", *timed(cmd, repeat, shell=True))
     )
     for engine in available_engines():
         rows.append(
             (
-                f"ha-analyze --engine {engine} ({len(sigs)} signatures)",
-                *timed(f"{exe} {log} --format json --engine {engine}", a.repeat, shell=True),
+                f"ha-analyze --engine {engine}",
+                *timed(f"{exe} {log} --format json --engine {engine}", repeat, shell=True),
             )
         )
-    os.unlink(f.name)
-    os.unlink(f"{f.name}.out")
-    print(
-        f"file: {log.name}, {size_mb:.0f} MB, {sum(1 for _ in log.open('rb')):,} lines; best of {a.repeat}"
+    _table(f"{log.name}: {size_mb:,.0f} MB of log; best of {repeat}", size_mb, rows, 1)
+
+
+def bench_job(job: Path, ere: str, exe: str, repeat: int) -> None:
+    """A multi-file job: grep over every file, ha-analyze with one worker and with all."""
+    files = sorted(str(p) for p in job.glob("rank_*"))
+    size_mb = sum(os.stat(f).st_size for f in files) / 1e6
+    cores = os.cpu_count() or 1
+    rows = [("cat", *timed(f"cat {job}/rank_* > /dev/null", repeat, shell=True))]
+    rows.append(
+        (
+            "grep -c -E -f",
+            *timed(f"LC_ALL=C grep -c -E -f {ere} {job}/rank_* > {ere}.out", repeat, shell=True),
+        )
     )
-    print(f"{'command':<52} {'seconds':>8} {'MB/s':>8} {'peak RSS MiB':>13}")
-    for name, secs, rss in rows:
-        print(f"{name:<52} {secs:>8.2f} {size_mb / secs:>8.0f} {rss / 1024:>13.1f}")
-    grep_s = rows[1][1]
-    for name, secs, _ in rows[2:]:
-        print(f"{name}: {grep_s / secs:.2f}x the speed of grep")
+    for n in sorted({1, 2, cores}):
+        rows.append(
+            (
+                f"ha-analyze --workers {n}",
+                *timed(f"{exe} {job} --format json --workers {n}", repeat, shell=True),
+            )
+        )
+    _table(f"{job.name}: {len(files)} files, {size_mb:,.0f} MB; best of {repeat}", size_mb, rows, 1)
+    one = rows[2][1]
+    for name, secs, _ in rows[3:]:
+        print(f"  {name}: {one / secs:.2f}x one worker")
+    print()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--mib", type=int, action="append", help="single-file sizes (default 100)")
+    ap.add_argument("--compress", choices=["none", "gzip", "zstd"], action="append")
+    ap.add_argument("--job", help="RANKSxMIB: also a multi-file job, e.g. 16x64")
+    ap.add_argument("--repeat", type=int, default=3)
+    a = ap.parse_args()
+    OUT.mkdir(exist_ok=True)
+    sigs = load_patterns().signatures
+    eres = [e for s in sigs for rx in s.match if (e := grep_ere(rx))]
+    print(f"{len(sigs)} signatures; grep gets {len(eres)} regexes (analyzer.export), LC_ALL=C\n")
+    exe = shutil.which("ha-analyze") or f"{sys.executable} -m analyzer"
+    with tempfile.TemporaryDirectory() as tmp:
+        ere = str(Path(tmp) / "signatures.ere")
+        Path(ere).write_text("\n".join(eres) + "\n")
+        for mib in a.mib or [100]:
+            for compress in a.compress or ["none"]:
+                log = genlogs.single(OUT / f"train-{mib}MiB.log", mib, compress)
+                if compress != "none":
+                    genlogs.single(OUT / f"train-{mib}MiB.log", mib)  # grep reads the plain file
+                bench_file(log, ere, exe, a.repeat)
+        if a.job:
+            ranks, mib = (int(x) for x in a.job.split("x"))
+            job = genlogs.job(OUT / f"job-{ranks}x{mib}MiB", ranks, mib)
+            bench_job(job, ere, exe, a.repeat)
 
 
 if __name__ == "__main__":

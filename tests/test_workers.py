@@ -1,0 +1,91 @@
+"""Several worker processes give the verdict one process gives (analyzer.workers)."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import tarfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from analyzer import analyze, workers
+from corpora.generator.bundles import generate
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _reading(paths: list[str], n: int) -> dict[str, Any]:
+    out: dict[str, Any] = analyze(paths, workers=n).to_dict()
+    out["stats"].pop("seconds")
+    return out
+
+
+@pytest.fixture(autouse=True)
+def fork_small_jobs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(workers, "FORK_MIN_BYTES", 0)
+
+
+def _job(tmp_path: Path) -> Path:
+    """Files of every kind: year-less kernel lines after a 2024 training log (a worker
+    reading the kernel log alone would give them this year), gzip, a tar archive, a
+    file with a thousand hits, an unreadable binary."""
+    job = tmp_path / "job"
+    job.mkdir()
+    steps = [
+        f"[2024-03-0{1 + s // 3600} {s // 60 % 24:02d}:{s % 60:02d}:00] iteration {s:>8}/  500000 |"
+        f" consumed samples: {s * 64:>12} | elapsed time per iteration (ms): 1000.0 | lm loss: 2.0 |"
+        for s in range(1, 400)
+    ]
+    (job / "a_rank_0.log").write_text("\n".join(steps) + "\n")
+    (job / "b_kern.log").write_text(
+        "Mar  1 00:07:10 node3 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python, "
+        "GPU has fallen off the bus.\n"
+    )
+    with gzip.open(job / "c_rank_1.log.gz", "wt") as f:
+        f.write("\n".join(steps[:300]) + "\n")
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+        for name, text in (("d/rank_2.log", "\n".join(steps[:350])), ("d/dmesg.txt", "x\n")):
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    (job / "d_bundle.tar.gz").write_bytes(buf.getvalue())
+    warn = "2024-03-01 00:05:00,000 - WARNING - NCCL WARN Call to ibv_modify_qp failed with error"
+    (job / "e_noisy.log").write_text("\n".join([warn] * 1000) + "\n")
+    (job / "f_core.bin").write_bytes(bytes(range(256)) * 64)
+    return job
+
+
+def test_workers_give_the_same_verdict(tmp_path: Path) -> None:
+    job = _job(tmp_path)
+    one = _reading([str(job)], 1)
+    assert one["category"] == "device_fault"
+    assert one["root_cause"]["time"].startswith("2024-03-01")  # the job's year, not today's
+    assert _reading([str(job)], 2) == one
+    assert _reading([str(job)], 3) == one
+
+
+def test_a_file_with_too_many_hits_is_read_by_the_parent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    job = _job(tmp_path)
+    one = _reading([str(job)], 1)
+    monkeypatch.setattr(workers, "_MAX_SHIPPED", 10)
+    assert _reading([str(job)], 2) == one
+
+
+@pytest.mark.parametrize("seed", [1000, 1003, 1005, 1011])
+def test_generated_jobs(tmp_path: Path, seed: int) -> None:
+    generate(seed, tmp_path)
+    logs = [str(p) for p in sorted(tmp_path.iterdir())]
+    assert json.dumps(_reading(logs, 2)) == json.dumps(_reading(logs, 1))
+
+
+def test_clean_runs() -> None:
+    for run in sorted((ROOT / "corpora" / "clean").iterdir()):
+        if run.is_dir():
+            assert _reading([str(run)], 2) == _reading([str(run)], 1), run.name
