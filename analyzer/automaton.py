@@ -24,7 +24,8 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Collection, Sequence
+from collections import Counter
+from collections.abc import Callable, Collection, Sequence
 from typing import Any, Protocol
 
 from . import cache
@@ -143,6 +144,7 @@ def variants(rx: str) -> list[tuple[str, bool]]:
 
 
 _HEAD, _TAIL = 32, 40  # lines of a sampled group found at the start and end of a block
+_HEAD_PER_KEY, _TAIL_PER_KEY = 4, 3  # and of each key (see _Group)
 _WINDOW = 4 << 10  # the smallest first tail window
 
 
@@ -164,11 +166,23 @@ def _wrapped(pat: str, caseless: bool) -> bytes:
 
 
 class _Group:
-    """Sampled patterns searched as one alternation; a Set names the members of a line."""
+    """Sampled patterns searched as one alternation; a Set names the members of a line.
 
-    def __init__(self, members: Sequence[tuple[int, str]], options: Any) -> None:
+    With a `key` (the rank prefix of a merged console's lines), the head and tail hold
+    the first HEAD_PER_KEY and last TAIL_PER_KEY lines of every key the head saw: in a
+    console of 48 interleaved ranks, a rank that stopped mid-block is found where it
+    stopped, not just wherever the last 40 lines happen to be.
+    """
+
+    def __init__(
+        self,
+        members: Sequence[tuple[int, str]],
+        options: Any,
+        key: Callable[[bytes, int], bytes] | None,
+    ) -> None:
         import re2
 
+        self.key = key
         self.owner: list[int] = []
         self.members = re2.Set.SearchSet(options)
         forms = []
@@ -188,45 +202,62 @@ class _Group:
         return {self.owner[i] for i in self.members.Match(line) or ()}
 
     def lines(self, block: bytes, out: dict[int, tuple[int, set[int]]]) -> None:
-        """Add the group's first _HEAD and last _TAIL lines of `block` to `out`."""
+        """Add the group's head and tail lines of `block` to `out`."""
         n = len(block)
-        search = self.any.search
-        pos = found = 0
-        while found < _HEAD:
+        search, key = self.any.search, self.key
+        pos = found = short = 0  # short: keys seen fewer than _HEAD_PER_KEY times
+        seen: Counter[bytes] = Counter()
+        while found < _HEAD or short:
             m = search(block, pos)
             if m is None:
                 return  # the whole block is covered
-            pos = self._add(block, m.start(), out)
-            found += 1
+            start, end = _line_bounds(block, m.start())
+            self._add(block, start, end, out)
+            if key:
+                k = key(block, start)
+                seen[k] += 1
+                short += {1: 1, _HEAD_PER_KEY: -1}.get(seen[k], 0)
+            found, pos = found + 1, end + 1
         # a first tail window the size the head's density suggests, grown 4x as needed
         head_end = pos
         window = max(_WINDOW, head_end * _TAIL // _HEAD * 5 // 4)
         while True:
             lo = max(head_end, block.rfind(b"\n", 0, max(head_end, n - window)) + 1)
-            tail: list[int] = []
+            tail: list[tuple[int, int, bytes]] = []
             at = lo
             while (m := search(block, at)) is not None:
-                tail.append(m.start())
-                at = block.find(b"\n", m.start()) + 1 or n
-            if len(tail) >= _TAIL or lo <= head_end:
-                for start in tail[-_TAIL:]:
-                    self._add(block, start, out)
-                return
+                start, end = _line_bounds(block, m.start())
+                tail.append((start, end, key(block, start) if key else b""))
+                at = end + 1
+            per_key = Counter(k for _, _, k in tail)
+            enough = all(per_key[k] >= _TAIL_PER_KEY for k in seen | per_key)
+            if (len(tail) >= _TAIL and enough) or lo <= head_end:
+                break
             window *= 4
+        last: Counter[bytes] = Counter()
+        for i in range(len(tail) - 1, -1, -1):
+            start, end, k = tail[i]
+            last[k] += 1
+            if i >= len(tail) - _TAIL or last[k] <= _TAIL_PER_KEY:
+                self._add(block, start, end, out)
 
-    def _add(self, block: bytes, pos: int, out: dict[int, tuple[int, set[int]]]) -> int:
-        start, end = _line_bounds(block, pos)
+    def _add(
+        self, block: bytes, start: int, end: int, out: dict[int, tuple[int, set[int]]]
+    ) -> None:
         out.setdefault(start, (end, set()))[1].update(self.names(block[start:end]))
-        return end + 1
 
 
 class Sampler:
     """The sampled groups of an automaton (see the module docstring); RE2 on every
     backend, so that sampling is the same whichever engine finds the other lines."""
 
-    def __init__(self, groups: Sequence[Sequence[tuple[int, str]]]) -> None:
+    def __init__(
+        self,
+        groups: Sequence[Sequence[tuple[int, str]]],
+        keys: Sequence[Callable[[bytes, int], bytes] | None],
+    ) -> None:
         options = _re2_options()
-        self._groups = [_Group(g, options) for g in groups if g]
+        self._groups = [_Group(g, options, k) for g, k in zip(groups, keys, strict=True) if g]
 
     def lines(self, block: bytes, out: dict[int, tuple[int, set[int]]]) -> None:
         """Add the sampled lines of `block` to `out`, and name the sampled patterns that
@@ -406,11 +437,12 @@ def build(
     regexes: Sequence[tuple[int, str]],
     engine: str | None = None,
     sampled: Sequence[Collection[int]] = (),
+    keys: Sequence[Callable[[bytes, int], bytes] | None] = (),
 ) -> Automaton:
     """The automaton for these regexes; `engine` (or $HA_ANALYZE_ENGINE) forces a backend.
 
     `sampled`: groups of owner indices whose lines are only needed near the start and end
-    of each block (see Sampler).
+    of each block, each with a key function or None (see Sampler and _Group).
     """
     engine = engine or os.environ.get("HA_ANALYZE_ENGINE") or available_engines()[0]
     group_of = {owner: k for k, group in enumerate(sampled) for owner in group}
@@ -418,7 +450,7 @@ def build(
     for owner, rx in regexes:
         if owner in group_of:
             groups[group_of[owner]].append((owner, rx))
-    sampler = Sampler(groups)
+    sampler = Sampler(groups, keys or [None] * len(groups))
     rest = [(owner, rx) for owner, rx in regexes if owner not in group_of]
     if engine == "hyperscan":
         return HyperscanAutomaton(rest, sampler)

@@ -18,6 +18,18 @@ _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@
 # Prefixes that launchers put in front of every line of a rank: torchrun --tee / log
 # redirects ("[rank3]:", "[default3]:"), srun -l / deepspeed ("3: "), mpirun
 # --tag-output ("[1,3]<stdout>:"), horovodrun ("Tue Nov 10 10:05:04 2020[13]<stderr>:").
+# The rank prefix a launcher puts before each line of a merged console (torchrun's
+# `[rank3]:`/`[default3]:`, srun --label's `3: `), over bytes: the key by which step
+# lines are sampled per rank (automaton.Sampler, scan).
+CONSOLE_RANK = re.compile(rb"(?:\[(?:rank|default)(\d{1,6})\]:|(\d{1,6}): )")
+
+
+def console_rank(block: bytes, start: int) -> bytes:
+    """The rank a merged console's line at `start` belongs to, b"" if none."""
+    m = CONSOLE_RANK.match(block, start)
+    return (m.group(1) or m.group(2)) if m else b""
+
+
 _RANK_PREFIX = re.compile(
     r"\[(?:rank|default)(?P<a>\d{1,6})\]:[ ]?"
     r"|(?P<b>\d{1,6}): "

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import automaton
-from .lines import clean, quoted, strip_prefix
+from .lines import clean, console_rank, quoted, strip_prefix
 from .region import ERROR_LINE
 from .signatures import PatternSet, compile_exact, iter_regexes
 from .types import PatternError, Signature
@@ -51,7 +51,9 @@ class Matcher:
         # samples of its blocks still give exactly).
         steps = [i for i, s in enumerate(self.signatures) if s.progress == "step"]
         try:
-            self.automaton = automaton.build(regexes, engine, [steps, [self.error_index]])
+            self.automaton = automaton.build(
+                regexes, engine, [steps, [self.error_index]], [console_rank, None]
+            )
         except automaton.AutomatonError as e:
             sig = self.signatures[e.index]
             raise PatternError(f"{sig.source}: {sig.id}: match: {e}") from None

@@ -14,7 +14,16 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from .correlate import ROLE_RANK, SEVERITY_RANK
-from .lines import Message, clean, has_year, inline_rank, line_host, parse_time, strip_prefix
+from .lines import (
+    Message,
+    clean,
+    console_rank,
+    has_year,
+    inline_rank,
+    line_host,
+    parse_time,
+    strip_prefix,
+)
 from .matcher import Matcher
 from .redact import redact
 from .region import LAST_LINES, ErrorLine, ErrorLines
@@ -35,7 +44,6 @@ _DETAILED = 200
 # Progress-only lines read per block: the first few and the last few (see
 # StreamScanner._progress_to_skip).
 _PROGRESS_HEAD, _PROGRESS_TAIL = 4, 3
-_RANK_BYTES = re.compile(rb"(?:\[(?:rank|default)(\d{1,6})\]:|(\d{1,6}): )")
 _FRAME = re.compile(r'^\s*File "[^"]*", line \d+')
 _EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b")
 _TRACEBACK = "Traceback (most recent call last):"
@@ -393,9 +401,7 @@ class StreamScanner:
         for i, (start, _, cands) in enumerate(hits):
             if all(self._step[c] for c in cands):
                 # a console of many ranks interleaves their steps: sample per rank prefix
-                m = _RANK_BYTES.match(block, start)
-                key = (m.group(1) or m.group(2)) if m else b""
-                by_rank.setdefault(key, []).append(i)
+                by_rank.setdefault(console_rank(block, start), []).append(i)
         skip: set[int] = set()
         for only in by_rank.values():
             skip.update(only[_PROGRESS_HEAD:-_PROGRESS_TAIL])

@@ -49,17 +49,26 @@ def grep_ere(rx: str) -> str | None:
     return None if ok.returncode == 2 else ere  # 2: grep cannot parse it
 
 
-def timed(cmd: list[str] | str, repeat: int, shell: bool = False) -> tuple[float, int]:
-    """Best wall time over `repeat` runs and the peak RSS (KiB) of the child."""
+def timed(cmd: str, repeat: int) -> tuple[float, int]:
+    """Best wall time over `repeat` runs and the peak RSS (KiB) of the command.
+
+    The RSS comes from GNU time around `sh -c`: a child forked from this process would
+    start with this process's own RSS as its peak.
+    """
     best, peak = float("inf"), 0
-    for _ in range(repeat):
-        t = time.perf_counter()
-        p = subprocess.Popen(cmd, shell=shell, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        _, status, usage = os.wait4(p.pid, 0)
-        best = min(best, time.perf_counter() - t)
-        peak = max(peak, usage.ru_maxrss)
-        if os.waitstatus_to_exitcode(status) not in (0, 1):
-            raise SystemExit(f"{cmd} failed with {status}")
+    with tempfile.NamedTemporaryFile() as rss:
+        for _ in range(repeat):
+            t = time.perf_counter()
+            status = subprocess.run(
+                ["/usr/bin/time", "-f", "%M", "-o", rss.name, "sh", "-c", cmd],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                check=False,
+            ).returncode
+            best = min(best, time.perf_counter() - t)
+            peak = max(peak, int(Path(rss.name).read_text().split()[-1]))
+            if status not in (0, 1):
+                raise SystemExit(f"{cmd} failed with {status}")
     return best, peak
 
 
@@ -69,7 +78,7 @@ def _table(title: str, size_mb: float, rows: list[tuple[str, float, int]], base:
     for name, secs, rss in rows:
         print(f"{name:<60} {secs:>8.2f} {size_mb / secs:>8.0f} {rss / 1024:>13.1f}")
     for name, secs, _ in rows[base + 1 :]:
-        print(f"  {name}: {rows[base][1] / secs:.2f}x the speed of {rows[base][0].split()[0]}")
+        print(f"  {name}: {rows[base][1] / secs:.2f}x the speed of `{rows[base][0]}`")
     print()
 
 
@@ -83,18 +92,16 @@ def bench_file(log: Path, ere: str, exe: str, repeat: int) -> None:
     plain = log.with_suffix("") if log.suffix in (".gz", ".zst") else log
     size_mb = plain.stat().st_size / 1e6
     floor = _decompress(log)
-    rows = [(f"{floor} > /dev/null", *timed(f"{floor} {log} > /dev/null", repeat, shell=True))]
+    rows = [(f"{floor} > /dev/null", *timed(f"{floor} {log} > /dev/null", repeat))]
     grep = f"LC_ALL=C grep -c -E -f {ere}"
     # into a file: with stdout on /dev/null GNU grep stops at the first match
     cmd = f"{grep} {plain} > {ere}.out" if floor == "cat" else f"{floor} {log} | {grep} > {ere}.out"
-    rows.append(
-        (f"{'' if floor == 'cat' else floor + ' | '}grep -c -E -f", *timed(cmd, repeat, shell=True))
-    )
+    rows.append((f"{'' if floor == 'cat' else floor + ' | '}grep -c -E -f", *timed(cmd, repeat)))
     for engine in available_engines():
         rows.append(
             (
                 f"ha-analyze --engine {engine}",
-                *timed(f"{exe} {log} --format json --engine {engine}", repeat, shell=True),
+                *timed(f"{exe} {log} --format json --engine {engine}", repeat),
             )
         )
     _table(f"{log.name}: {size_mb:,.0f} MB of log; best of {repeat}", size_mb, rows, 1)
@@ -105,18 +112,18 @@ def bench_job(job: Path, ere: str, exe: str, repeat: int) -> None:
     files = sorted(str(p) for p in job.glob("rank_*"))
     size_mb = sum(os.stat(f).st_size for f in files) / 1e6
     cores = os.cpu_count() or 1
-    rows = [("cat", *timed(f"cat {job}/rank_* > /dev/null", repeat, shell=True))]
+    rows = [("cat", *timed(f"cat {job}/rank_* > /dev/null", repeat))]
     rows.append(
         (
             "grep -c -E -f",
-            *timed(f"LC_ALL=C grep -c -E -f {ere} {job}/rank_* > {ere}.out", repeat, shell=True),
+            *timed(f"LC_ALL=C grep -c -E -f {ere} {job}/rank_* > {ere}.out", repeat),
         )
     )
     for n in sorted({1, 2, cores}):
         rows.append(
             (
                 f"ha-analyze --workers {n}",
-                *timed(f"{exe} {job} --format json --workers {n}", repeat, shell=True),
+                *timed(f"{exe} {job} --format json --workers {n}", repeat),
             )
         )
     _table(f"{job.name}: {len(files)} files, {size_mb:,.0f} MB; best of {repeat}", size_mb, rows, 1)

@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import DEMO_PATTERNS
 
+from analyzer.automaton import available_engines
 from analyzer.cli import main
 
 OOM = "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3"
@@ -142,6 +143,8 @@ def test_patterns_test_passes_builtins_and_fails_a_broken_user_folder(tmp_path: 
     assert code == 0 and " 0 failed" in out
     code, out, _ = invoke("patterns", "test", str(DEMO_PATTERNS))
     assert code == 0 and out.startswith("8 passed, 0 failed")
+    for engine in available_engines():  # every installed engine compiles and runs them
+        assert f"8 passed, 0 failed (16 examples, engine {engine})" in out
     broken = tmp_path / "p"
     broken.mkdir()
     text = (DEMO_PATTERNS / "demo.yaml").read_text().replace("family: demo", "family: mine")

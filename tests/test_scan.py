@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import DEMO_PATTERNS
@@ -130,6 +131,23 @@ def test_error_at_the_end_of_an_absurd_line_is_found(tmp_path: Path, engine: str
     assert v.root_cause.offset == len(b"start\n")  # where the line starts
 
 
+def _step(rank: int, step: int) -> str:
+    stamp = f"2026-11-29 10:{step // 60 % 60:02d}:{step % 60:02d}"
+    return (
+        f"[rank{rank}]: [{stamp}] iteration {step:>8}/  500000 | consumed samples: "
+        f"{step * 256:>12} | elapsed time per iteration (ms): 1000.0 | lm loss: 2.1E+00 |"
+    )
+
+
+def _sampled_and_full(log: Path, engine: str, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
+    """The job read with the sampling automaton, then with one that reports every line."""
+    matcher = get_matcher(engine=engine)
+    sampled = scan_job([str(log)], matcher)
+    every = [*iter_regexes(matcher.signatures), (matcher.error_index, ERROR_LINE)]
+    monkeypatch.setattr(matcher, "automaton", build(every, engine))
+    return sampled, scan_job([str(log)], matcher)
+
+
 def test_sampling_keeps_timeline_and_error_region_exact(
     tmp_path: Path, engine: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -137,26 +155,15 @@ def test_sampling_keeps_timeline_and_error_region_exact(
     timeline and the classifier's region must be what reading every line gives."""
     lines = []
     for i in range(60_000):
-        rank = i % 4
-        stamp = f"2026-11-29 10:{i // 4 // 60 % 60:02d}:{i // 4 % 60:02d}"
-        lines.append(
-            f"[rank{rank}]: [{stamp}] iteration {i // 4 + 1:>8}/  500000 | consumed samples: "
-            f"{i * 256:>12} | elapsed time per iteration (ms): 1000.0 | lm loss: 2.1E+00 |"
-        )
+        rank, step = i % 4, i // 4 + 1
+        lines.append(_step(rank, step))
         if i % 97 == 0:
-            lines.append(f"[rank{rank}]: {stamp},000 - WARNING - retry {i} failed, will try again")
+            lines.append(f"[rank{rank}]: 2026-11-29 10:00:00,000 - WARNING - retry {i} failed")
     lines.append("[rank2]: " + OOM.split(": ", 1)[1])
     log = tmp_path / "console.log"
     log.write_text("\n".join(lines) + "\n")
     assert log.stat().st_size > 4 * BLOCK
-    matcher = get_matcher(engine=engine)
-    sampled = scan_job([str(log)], matcher)
-    monkeypatch.setattr(
-        matcher,
-        "automaton",
-        build([*iter_regexes(matcher.signatures), (matcher.error_index, ERROR_LINE)], engine),
-    )
-    full = scan_job([str(log)], matcher)
+    sampled, full = _sampled_and_full(log, engine, monkeypatch)
     assert [x.line for x in sampled.errors.all()] == [x.line for x in full.errors.all()]
     assert [x.line for x in sampled.errors.region()] == [x.line for x in full.errors.region()]
     ev_s, ev_f = sampled.collector.evidence(None), full.collector.evidence(None)
@@ -165,3 +172,16 @@ def test_sampling_keeps_timeline_and_error_region_exact(
     assert [(f.first.line, f.count) for f in ev_s.findings] == [
         (f.first.line, f.count) for f in ev_f.findings
     ]
+
+
+def test_a_rank_that_stops_mid_block_in_a_merged_console_is_found_where_it_stopped(
+    tmp_path: Path, engine: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 48 ranks in one console: the last 40 step lines of a block are other ranks'
+    lines = [_step(r, step) for step in range(1, 900) for r in range(48) if r != 7 or step <= 450]
+    log = tmp_path / "console.log"
+    log.write_text("\n".join(lines) + "\n")
+    sampled, full = _sampled_and_full(log, engine, monkeypatch)
+    progress = sampled.collector.evidence(None).progress
+    assert progress == full.collector.evidence(None).progress
+    assert {p.rank: p.last_step for p in progress}[7] == 450
