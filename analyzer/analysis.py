@@ -189,15 +189,12 @@ def scan_job(
     if parallel:
         # imported here: multiprocessing (and pickle) stay out of a controller's process
         # unless it asks for workers
-        from .workers import fan_out, worth_forking
+        from . import workers as pool
 
-        parallel = worth_forking(units)
+        parallel = pool.worth_forking(units)
     if parallel:
-        for part in fan_out(units, matcher, redact, workers):
-            if part.overflow:  # too many hits to ship: read here, in order
-                scan_units([part.unit], matcher, redact, collector.add, errors, year, reading)
-            else:
-                part.merge_into(collector, errors, year, reading, matcher)
+        merger = pool.Merger(matcher, collector, errors, year, reading)
+        pool.scan_tasks(pool.plan(units), merger, matcher, redact, workers)
     else:
         scan_units(units, matcher, redact, collector.add, errors, year, reading, stop_at, tail)
     if reading.unread:

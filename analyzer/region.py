@@ -78,17 +78,23 @@ class ErrorLines:
             f.tail.append(line)
 
     def merge(self, other: ErrorLines, base: int, fix: Callable[[ErrorLine], ErrorLine]) -> None:
-        """Add another reader's files (analyzer.workers), numbered from `base`, each line
-        passed through `fix`, as if they had been read here."""
+        """Add another reader's files or file parts (analyzer.workers), numbered from
+        `base`, each line passed through `fix`, as if they had been read here.
+
+        Exact for parts too: a part keeps its first 20 and last 40 lines, and a file's
+        first 20 and last 40 are among those of its parts.
+        """
         for i in sorted(other._files):
             mine = self._file(base + i)
             if mine is None:
                 return
             theirs = other._files[i]
-            mine.head = [fix(x) for x in theirs.head]
-            mine.tail.extend(fix(x) for x in theirs.tail)
-            mine.last = [fix(x) for x in theirs.last]
-            mine.count = theirs.count
+            lines = [*mine.head, *mine.tail, *(fix(x) for x in (*theirs.head, *theirs.tail))]
+            mine.head = lines[:_PER_FILE_HEAD]
+            mine.tail.clear()
+            mine.tail.extend(lines[_PER_FILE_HEAD:])
+            mine.last = [fix(x) for x in theirs.last] or mine.last
+            mine.count += theirs.count
 
     def set_last(self, file_index: int, lines: list[ErrorLine]) -> None:
         """The file's last lines (at most LAST_LINES), given when the file ends."""

@@ -38,9 +38,13 @@ TEXT_CAP = 4096
 _LAST_TEXT = 1024  # bytes of each last line kept for the region (20 per file, 4,096 files)
 _CONTEXT_BEFORE, _CONTEXT_AFTER, _TRACEBACK_LINES = 3, 3, 40
 _TAIL = 64 * 1024
-# Hits per (file, signature) that get full context; later ones only count, so a log
-# with a million identical warnings stays cheap.
+# Hits per (file, signature, segment) that get full context; later ones only count, so
+# a log with a million identical warnings stays cheap. A segment is 64 MiB of a file, the
+# share a worker process reads (analyzer.workers; a multiple of BLOCK, so a part starts
+# where a whole reading starts a block): the budget must not depend on what another
+# process read before.
 _DETAILED = 200
+SEGMENT = 64 << 20
 # Progress-only lines read per block: the first few and the last few (see
 # StreamScanner._progress_to_skip).
 _PROGRESS_HEAD, _PROGRESS_TAIL = 4, 3
@@ -230,6 +234,7 @@ class _LineAt:
     start: int
     end: int
     ctx: _Block
+    part: int  # the SEGMENT of the chunk being read: its detail budget
 
 
 class StreamScanner:
@@ -249,7 +254,7 @@ class StreamScanner:
         self.clean_text: Callable[[str], str] = redact if redact_secrets else _as_is
         self.on_hit = on_hit
         self.year = year
-        self._detailed: dict[tuple[int, int], int] = {}
+        self._detailed: dict[tuple[int, int, int], int] = {}
         self._progress = [s.role == "progress" for s in matcher.signatures] + [False]
         # only step lines are sampled; a checkpoint or eval line is rare and always read
         self._step = [s.progress == "step" for s in matcher.signatures] + [False]
@@ -298,6 +303,31 @@ class StreamScanner:
         feed.close()
         return feed.fs
 
+    def scan_part(
+        self, stream: Stream, file_index: int, start: int, end: int, last: bool
+    ) -> FileScan:
+        """Read bytes [start, end) of a plain file as one process reading it whole would:
+        in the same blocks (chunks end at multiples of BLOCK), with the 64 KiB before
+        `start` as context. `start` and `end` begin lines whose line before is shorter
+        than a block (workers.plan); the file's last part ends the stream."""
+        feed = self.open(stream, file_index, start)
+        reader = stream.reader
+        try:
+            reader.seek(max(0, start - _TAIL))
+            feed.tail = reader.read(start - max(0, start - _TAIL))
+            pos = start
+            while pos < end:
+                chunk = reader.read(min(end, (pos // BLOCK + 1) * BLOCK) - pos)
+                if not chunk:
+                    break
+                feed.feed(chunk)
+                pos += len(chunk)
+        except Exception as e:  # I/O errors: keep what we have
+            feed.fs.error = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+        if last:
+            feed.close()
+        return feed.fs
+
     def open(self, stream: Stream, file_index: int, start: int = 0) -> StreamFeed:
         """A feed for a stream whose bytes arrive piecemeal (a growing file under watch)."""
         return StreamFeed(self, stream, file_index, start)
@@ -335,6 +365,7 @@ class StreamScanner:
         that line starts, not where the kept tail starts.
         """
         base = fs.bytes - unread
+        part = (fs.bytes - 1) // SEGMENT
         self._sample_times(fs, block)
         hits = self.matcher.automaton.scan(block)
         if not hits:
@@ -357,7 +388,7 @@ class StreamScanner:
             for segment in clean(raw):
                 msg = strip_prefix(segment)
                 offset = base + start if line_offset is None else line_offset
-                at = _LineAt(stream, file_index, line, offset, start, end, ctx)
+                at = _LineAt(stream, file_index, line, offset, start, end, ctx, part)
                 for i, caps in self._best(candidates, msg.text):
                     self._emit(at, i, caps, segment, msg)
                     matched = True
@@ -453,7 +484,7 @@ class StreamScanner:
                 when = _time_of(at.ctx.lines_before(at.start, 20), year)
             self._hit(at, sig, caps, segment, msg, when, ())
             return
-        key = (at.file_index, sig_index)
+        key = (at.file_index, sig_index, at.part)
         seen = self._detailed.get(key, 0)
         self._detailed[key] = seen + 1
         detailed = seen < _DETAILED or sig.evidence == "last"

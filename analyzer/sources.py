@@ -19,7 +19,7 @@ import stat
 import sys
 import tarfile
 import zipfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -355,7 +355,7 @@ def iter_units(paths: Sequence[str], notes: SourceNotes) -> Iterator[Unit]:
             notes.unreadable_file(arg, "no such file or directory")
 
 
-def open_unit(unit: Unit, notes: SourceNotes) -> Iterator[Stream]:
+def open_unit(unit: Unit, notes: SourceNotes) -> Generator[Stream, None, None]:
     """The log streams of one input: one for a plain or compressed file, the members of
     an archive."""
     if unit.path is None:

@@ -1,32 +1,37 @@
-"""A job's files scanned in several processes, with the result one process gives.
+"""A job read in several processes, with the result one process gives.
 
-Each worker scans whole input files (sources.Unit) and ships back their hits, error
-lines and reading account; the parent feeds them to its one Collector in file order,
-so correlation sees the very sequence a single process sees. Two things differ inside
-a worker and are put right in merge_into: file indices (a worker counts from 0) and
-the year of timestamps that carry none (glog, syslog), which one process takes from the
-first full date anywhere earlier in the job (scan.YearRef).
+The work is cut into tasks: whole input files (sources.Unit), and 64 MiB parts of a
+large plain file (scan.SEGMENT; a part begins at a line, and chunks end at the same
+multiples of BLOCK as a whole reading, so every block, sample and detail budget is the
+same). Workers ship back hits, error lines and reading accounts; the parent feeds them
+to its one Collector in input order (Merger), so correlation sees the very sequence a
+single process sees. What differs inside a worker is put right there: file indices and
+line numbers (a worker counts from 0 and from the start of its part), and the year of
+timestamps that carry none (glog, syslog), which one process takes from the first full
+date anywhere earlier in the job (scan.YearRef).
 
 Processes are forked, so the compiled matcher is inherited rather than rebuilt; where
-fork is unavailable the job is read in one process. Shipping is bounded: a file with
+fork is unavailable the job is read in one process. Shipping is bounded: a task with
 more than _MAX_SHIPPED hits (a warning printed at every step of a long run) is read
-again by the parent instead, so memory stays flat at the cost of reading it twice.
+again by the parent, straight into the Collector, so memory stays flat at the cost of
+reading that task twice.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from .correlate import Collector
 from .matcher import Matcher
 from .reading import Reading, scan_units
 from .region import ErrorLines
-from .scan import YearRef
-from .sources import Unit
+from .scan import LINE_CAP, SEGMENT, FileScan, StreamScanner, YearRef
+from .sources import SourceNotes, Stream, Unit, open_unit, path_hints
 from .types import Hit, LogTime
 
 # A job smaller than this is read in one process: forking costs more than it saves.
@@ -35,49 +40,193 @@ _MAX_SHIPPED = 100_000
 _shared: tuple[Matcher, bool] | None = None  # set before forking, inherited by workers
 
 
-@dataclass
-class UnitScan:
-    """One input file as a worker read it."""
+@dataclass(frozen=True)
+class Task:
+    """A whole input (end 0), or bytes [start, end) of a plain file."""
 
     unit: Unit
+    start: int = 0
+    end: int = 0
+    last: bool = True  # the file's last part: it ends the stream
+
+
+@dataclass
+class Shipment:
+    """What a worker read for one task."""
+
+    task: Task
     hits: list[Hit] = field(default_factory=list)
     errors: ErrorLines = field(default_factory=ErrorLines)
     year: YearRef = field(default_factory=YearRef)
-    reading: Reading = field(default_factory=Reading)
+    reading: Reading = field(default_factory=Reading)  # a whole input's account
+    part: FileScan | None = None  # a part's reading
     overflow: bool = False
 
-    def merge_into(
+
+def _plain_size(unit: Unit) -> int | None:
+    """The size of an input that is one plain log file (not compressed, no archive)."""
+    if unit.path is None:
+        return None
+    streams = open_unit(unit, SourceNotes())
+    try:
+        stream = next(streams, None)
+    finally:
+        streams.close()
+    return stream.size if stream is not None and stream.path is not None else None
+
+
+def _parts(unit: Unit, size: int) -> list[Task]:
+    """The file cut at the line starts before each multiple of SEGMENT; a cut that would
+    fall inside a line longer than LINE_CAP is left out (that line is read whole)."""
+    assert unit.path is not None
+    cuts = [0]
+    with open(unit.path, "rb") as f:
+        for at in range(SEGMENT, size, SEGMENT):
+            f.seek(at - LINE_CAP)
+            nl = f.read(LINE_CAP).rfind(b"\n")
+            if nl >= 0 and at - LINE_CAP + nl + 1 > cuts[-1]:
+                cuts.append(at - LINE_CAP + nl + 1)
+    ends = [*cuts[1:], size]
+    return [
+        Task(unit, a, b, last=i == len(cuts) - 1)
+        for i, (a, b) in enumerate(zip(cuts, ends, strict=True))
+    ]
+
+
+def plan(units: Sequence[Unit]) -> list[Task]:
+    """Tasks for the inputs: large plain files in parts, everything else whole."""
+    tasks: list[Task] = []
+    for unit in units:
+        size = _plain_size(unit)
+        if size is not None and size >= 2 * SEGMENT:
+            tasks += _parts(unit, size)
+        else:
+            tasks.append(Task(unit))
+    return tasks
+
+
+def worth_forking(units: Sequence[Unit]) -> bool:
+    """No standard input, FORK_MIN_BYTES in all, and a platform that forks."""
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return False
+    total = 0
+    for unit in units:
+        if unit.path is None:
+            return False  # standard input is the parent's to read
+        try:
+            total += os.stat(unit.path).st_size
+        except OSError:
+            continue
+    return total >= FORK_MIN_BYTES
+
+
+def read(task: Task, matcher: Matcher, redact: bool, sink: Callable[[Hit], None]) -> Shipment:
+    """Read one task with fresh state, as a worker does; hits go to `sink`."""
+    out = Shipment(task)
+    if not task.end:
+        scan_units([task.unit], matcher, redact, sink, out.errors, out.year, out.reading)
+        return out
+    assert task.unit.path is not None
+    scanner = StreamScanner(matcher, sink, out.year, redact, out.errors)
+    rank, host = path_hints(task.unit.name)
+    path = Path(task.unit.path)
+    with path.open("rb") as f:
+        stream = Stream(task.unit.name, f, rank, host, None, path, task.end)
+        out.part = scanner.scan_part(stream, 0, task.start, task.end, task.last)
+    return out
+
+
+def _work(task: Task) -> Shipment:
+    assert _shared is not None
+    matcher, redact = _shared
+    hits: list[Hit] = []
+    overflow = False
+
+    def ship(hit: Hit) -> None:
+        nonlocal overflow
+        if len(hits) < _MAX_SHIPPED:
+            hits.append(hit)
+        else:
+            overflow = True
+
+    out = read(task, matcher, redact, ship)
+    if overflow:
+        return Shipment(task, overflow=True)
+    out.hits = hits
+    return out
+
+
+def fan_out(
+    tasks: Sequence[Task], matcher: Matcher, redact: bool, workers: int
+) -> Iterator[Shipment]:
+    """Each task read in a worker, yielded in input order."""
+    global _shared
+    _shared = (matcher, redact)
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(min(workers, len(tasks)), mp_context=context) as pool:
+        yield from pool.map(_work, tasks)
+
+
+class Merger:
+    """Adds shipments to the job as if one process had read them just now."""
+
+    def __init__(
         self,
+        matcher: Matcher,
         collector: Collector,
         errors: ErrorLines,
         year: YearRef,
         reading: Reading,
-        matcher: Matcher,
     ) -> None:
-        """Add this file to the job as if one process had just read it."""
-        base = reading.streams
+        self.collector, self.errors, self.year, self.reading = collector, errors, year, reading
+        self._by_id = {s.id: s for s in matcher.signatures}
+        self._file: FileScan | None = None  # the file whose parts are being merged
+
+    def _when(self) -> Callable[[LogTime | None], LogTime | None]:
         # One process would have given year-less times the job's year, if it had one.
-        fix_year = year.year if year.anchored else None
-        if fix_year is None and self.year.anchored:
-            year.year, year.anchored = self.year.year, True
+        fix = self.year.year if self.year.anchored else None
 
         def when(t: LogTime | None) -> LogTime | None:
-            if t is None or fix_year is None or not t.inferred:
-                return t
-            return t.with_year(fix_year)
+            return t.with_year(fix) if t is not None and fix is not None and t.inferred else t
 
-        by_id = {s.id: s for s in matcher.signatures}
-        for hit in self.hits:
-            collector.add(
+        return when
+
+    def sink(self, task: Task) -> Callable[[Hit], None]:
+        """Where the hits of `task` go: renumbered and re-dated, into the Collector."""
+        base = self.reading.streams
+        lines = self._file.lines if task.start and self._file else 0
+        when, by_id, add = self._when(), self._by_id, self.collector.add
+
+        def put(hit: Hit) -> None:
+            add(
                 replace(
                     hit,
                     signature=by_id[hit.signature.id],
                     file_index=base + hit.file_index,
+                    line=hit.line + lines,
+                    context_first_line=hit.context_first_line + lines,
                     time=when(hit.time),
                 )
             )
-        errors.merge(self.errors, base, lambda x: replace(x, time=when(x.time)))
-        mine, theirs = reading, self.reading
+
+        return put
+
+    def finish(self, shipment: Shipment) -> None:
+        """Everything but the hits: error lines, the reading account, the year."""
+        task, theirs = shipment.task, shipment.reading
+        when = self._when()
+        lines = self._file.lines if task.start and self._file else 0
+        self.errors.merge(
+            shipment.errors,
+            self.reading.streams,
+            lambda x: replace(x, line=x.line + lines, time=when(x.time)),
+        )
+        if shipment.year.anchored and not self.year.anchored:
+            self.year.year, self.year.anchored = shipment.year.year, True
+        if shipment.part is not None:
+            self._add_part(shipment.part, when, task.last)
+            return
+        mine = self.reading
         mine.notes.unreadable += theirs.notes.unreadable
         mine.notes.skipped += theirs.notes.skipped
         mine.notes.notes += theirs.notes.notes
@@ -88,47 +237,37 @@ class UnitScan:
         mine.streams += theirs.streams
         mine.ends += [t for t in map(when, theirs.ends) if t is not None]
 
-
-def _scan(unit: Unit) -> UnitScan:
-    assert _shared is not None
-    matcher, redact = _shared
-    out = UnitScan(unit)
-
-    def ship(hit: Hit) -> None:
-        if len(out.hits) < _MAX_SHIPPED:
-            out.hits.append(hit)
+    def _add_part(
+        self, part: FileScan, when: Callable[[LogTime | None], LogTime | None], last_part: bool
+    ) -> None:
+        last = when(part.last_time)
+        whole = self._file
+        if whole is None or not part.start:
+            whole = self._file = replace(part, start=0, last_time=last)
         else:
-            out.overflow = True
-
-    scan_units([unit], matcher, redact, ship, out.errors, out.year, out.reading)
-    if out.overflow:
-        return UnitScan(unit, overflow=True)
-    return out
-
-
-def worth_forking(units: Sequence[Unit]) -> bool:
-    """Two or more files (no standard input) holding FORK_MIN_BYTES in all, on a
-    platform that forks."""
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return False
-    files = [u.path for u in units if u.path is not None]
-    if len(files) < len(units):
-        return False  # standard input is the parent's to read
-    total = 0
-    for path in files:
-        try:
-            total += os.stat(path).st_size
-        except OSError:
-            continue
-    return len(files) > 1 and total >= FORK_MIN_BYTES
+            whole.lines += part.lines
+            whole.bytes = part.bytes
+            whole.truncated += part.truncated
+            whole.error = whole.error or part.error
+            if last is not None and (
+                whole.last_time is None or not last.absolute or last.epoch >= whole.last_time.epoch
+            ):
+                whole.last_time = last
+        if last_part:
+            self.reading.account(whole)
+            self.reading.streams += 1
+            self._file = None
 
 
-def fan_out(
-    units: Sequence[Unit], matcher: Matcher, redact: bool, workers: int
-) -> Iterator[UnitScan]:
-    """Each unit scanned in a worker, yielded in input order."""
-    global _shared
-    _shared = (matcher, redact)
-    context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(min(workers, len(units)), mp_context=context) as pool:
-        yield from pool.map(_scan, units)
+def scan_tasks(
+    tasks: Sequence[Task], merger: Merger, matcher: Matcher, redact: bool, workers: int
+) -> None:
+    """Every task read by the workers and merged in order."""
+    for shipment in fan_out(tasks, matcher, redact, workers):
+        if shipment.overflow:  # too many hits to ship: read here, straight into the job
+            shipment = read(shipment.task, matcher, redact, merger.sink(shipment.task))
+        else:
+            put = merger.sink(shipment.task)
+            for hit in shipment.hits:
+                put(hit)
+        merger.finish(shipment)

@@ -6,7 +6,7 @@ warnings, the odd caught traceback, a CUDA OOM at the end), then times, in one r
 this machine:
   cat FILE > /dev/null
   grep -c -E -f SIGNATURES FILE      (the built-in signature regexes converted to ERE, C locale)
-  ha-analyze FILE --format json      (once per available automaton engine)
+  ha-analyze FILE --format json      (per automaton engine on one core, then on all cores)
 and prints MB/s and peak RSS; with --compress the same for a gzip or zstd copy (the
 decompressor alone is then the floor), with --job a multi-file job read by 1, 2 and all
 cores. Ratios within one run are the figures to compare; absolute numbers depend on the
@@ -100,10 +100,13 @@ def bench_file(log: Path, ere: str, exe: str, repeat: int) -> None:
     for engine in available_engines():
         rows.append(
             (
-                f"ha-analyze --engine {engine}",
-                *timed(f"{exe} {log} --format json --engine {engine}", repeat),
+                f"ha-analyze --engine {engine} --workers 1",
+                *timed(f"{exe} {log} --format json --engine {engine} --workers 1", repeat),
             )
         )
+    cores = os.cpu_count() or 1
+    if cores > 1:  # 64 MiB parts of the file on every core
+        rows.append((f"ha-analyze --workers {cores}", *timed(f"{exe} {log} --format json", repeat)))
     _table(f"{log.name}: {size_mb:,.0f} MB of log; best of {repeat}", size_mb, rows, 1)
 
 

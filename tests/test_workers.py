@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from analyzer import analyze, workers
+from analyzer import analyze, scan, workers
+from analyzer.sources import Unit
 from corpora.generator.bundles import generate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -89,3 +90,47 @@ def test_clean_runs() -> None:
     for run in sorted((ROOT / "corpora" / "clean").iterdir()):
         if run.is_dir():
             assert _reading([str(run)], 2) == _reading([str(run)], 1), run.name
+
+
+def test_parts_of_one_large_file_give_the_same_verdict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 2 MiB parts (a multiple of the 1 MiB block) so that a 12 MB file has several
+    part = 2 << 20
+    monkeypatch.setattr(scan, "SEGMENT", part)
+    monkeypatch.setattr(workers, "SEGMENT", part)
+    width = 160  # every line this long, so that a part begins at a known line
+    oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
+    lines = ["I1129 09:59:59.000000  1 launcher.cc:12] year-less glog line before any date"]
+    for i in range(60_000):
+        rank, step = i % 4, i // 4 + 1
+        stamp = f"2024-03-01 10:{step // 60 % 60:02d}:{step % 60:02d}"
+        lines.append(
+            f"[rank{rank}]: [{stamp}] iteration {step:>8}/  500000 | consumed samples: "
+            f"{step * 64:>10} | elapsed time per iteration (ms): 1000.0 |"
+        )
+        if i % 100 == 0:  # retried and trained past, 800 times: beyond a part's detail budget
+            lines.append(f"[rank0]: {oom}")
+        if i % 9_000 == 0:
+            lines.append(f"E0301 10:00:{i % 60:02d}.000000  7 worker.cc:3] glog error {i}")
+    # the failure: rank 2's OOM, the first line of a part, after a traceback in the part
+    # before, and after hundreds of rank 0's retried OOMs (beyond a part's detail budget)
+    at = 4 * part // width - 3
+    lines[at : at + 4] = [
+        "[rank2]: Traceback (most recent call last):",
+        '[rank2]:   File "train.py", line 7, in step',
+        "[rank2]:     loss.backward()",
+        f"[rank2]: {oom}",
+    ]
+    del lines[at + 4 :]
+    lines.append("x" * (1 << 20) + " a line longer than a block")
+    log = tmp_path / "console.log"
+    log.write_text("".join(x.ljust(width - 1)[: max(width - 1, len(x))] + "\n" for x in lines))
+    tasks = workers.plan([Unit(log.name, str(log))])
+    assert any(t.start == (at + 3) * width for t in tasks) and tasks[-1].last
+    one = _reading([str(log)], 1)
+    assert (one["root_cause"]["rank"], one["root_cause"]["line"]) == (2, at + 4)
+    assert one["root_cause"]["context"][0].rstrip() == "[rank2]: Traceback (most recent call last):"
+    assert _reading([str(log)], 2) == one
+    monkeypatch.setattr(workers, "_MAX_SHIPPED", 50)  # parts read again by the parent
+    assert _reading([str(log)], 2) == one
