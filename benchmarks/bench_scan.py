@@ -110,18 +110,19 @@ def bench_file(log: Path, ere: str, exe: str, repeat: int) -> None:
     _table(f"{log.name}: {size_mb:,.0f} MB of log; best of {repeat}", size_mb, rows, 1)
 
 
-def bench_job(job: Path, ere: str, exe: str, repeat: int) -> None:
+def bench_job(job: Path, ere: str, exe: str, repeat: int, grep: bool) -> None:
     """A multi-file job: grep over every file, ha-analyze with one worker and with all."""
     files = sorted(str(p) for p in job.glob("rank_*"))
     size_mb = sum(os.stat(f).st_size for f in files) / 1e6
     cores = os.cpu_count() or 1
     rows = [("cat", *timed(f"cat {job}/rank_* > /dev/null", repeat))]
-    rows.append(
-        (
-            "grep -c -E -f",
-            *timed(f"LC_ALL=C grep -c -E -f {ere} {job}/rank_* > {ere}.out", repeat),
+    if grep:
+        rows.append(
+            (
+                "grep -c -E -f",
+                *timed(f"LC_ALL=C grep -c -E -f {ere} {job}/rank_* > {ere}.out", repeat),
+            )
         )
-    )
     for n in sorted({1, 2, cores}):
         rows.append(
             (
@@ -129,9 +130,12 @@ def bench_job(job: Path, ere: str, exe: str, repeat: int) -> None:
                 *timed(f"{exe} {job} --format json --workers {n}", repeat),
             )
         )
-    _table(f"{job.name}: {len(files)} files, {size_mb:,.0f} MB; best of {repeat}", size_mb, rows, 1)
-    one = rows[2][1]
-    for name, secs, _ in rows[3:]:
+    base = 1 if grep else 0
+    _table(
+        f"{job.name}: {len(files)} files, {size_mb:,.0f} MB; best of {repeat}", size_mb, rows, base
+    )
+    one = rows[base + 1][1]
+    for name, secs, _ in rows[base + 2 :]:
         print(f"  {name}: {one / secs:.2f}x one worker")
     print()
 
@@ -142,7 +146,14 @@ def main() -> None:
     )
     ap.add_argument("--mib", type=int, action="append", help="single-file sizes (default 100)")
     ap.add_argument("--compress", choices=["none", "gzip", "zstd"], action="append")
-    ap.add_argument("--job", help="RANKSxMIB: also a multi-file job, e.g. 16x64")
+    ap.add_argument("--job", help="RANKSxMIB: also a multi-file job, e.g. 16x64 or 256x100")
+    ap.add_argument(
+        "--distinct",
+        type=int,
+        default=None,
+        help="distinct healthy ranks in --job, the rest hard links (default: all distinct)",
+    )
+    ap.add_argument("--no-grep", action="store_true", help="leave grep out of --job")
     ap.add_argument("--repeat", type=int, default=3)
     a = ap.parse_args()
     OUT.mkdir(exist_ok=True)
@@ -161,8 +172,8 @@ def main() -> None:
                 bench_file(log, ere, exe, a.repeat)
         if a.job:
             ranks, mib = (int(x) for x in a.job.split("x"))
-            job = genlogs.job(OUT / f"job-{ranks}x{mib}MiB", ranks, mib)
-            bench_job(job, ere, exe, a.repeat)
+            job = genlogs.job(OUT / f"job-{ranks}x{mib}MiB", ranks, mib, distinct=a.distinct)
+            bench_job(job, ere, exe, a.repeat, not a.no_grep)
 
 
 if __name__ == "__main__":

@@ -656,6 +656,29 @@ def _done(record: Path, params: dict[str, Any], base: Path) -> bool:
     )
 
 
+def _planted(
+    params: dict[str, Any],
+    rank: int,
+    file: str,
+    info: dict[str, Any],
+    steps: int,
+    sizes: dict[str, int],
+) -> dict[str, Any]:
+    """The record of a generated output: its parameters and the root cause planted."""
+    return {
+        "params": params,
+        "category": "device_oom",
+        "signature": OOM_SIGNATURE,
+        "message": OOM,
+        "rank": rank,
+        "file": file,
+        "line": info["line"],
+        "text": info["text"],
+        "steps": steps,
+        "sizes": sizes,
+    }
+
+
 def _record(record: Path, data: dict[str, Any]) -> None:
     tmp = record.with_name(record.name + ".tmp")
     tmp.write_text(json.dumps(data, indent=2) + "\n")
@@ -694,20 +717,8 @@ def single(
     info = _write_rank(path, 0, world, True, pool, steps, total, compress, seed)
     _record(
         record,
-        {
-            "params": params,
-            "category": "device_oom",
-            "signature": OOM_SIGNATURE,
-            "message": OOM,
-            "rank": 0,
-            "file": path.name,
-            "line": info["line"],
-            "text": info["text"],
-            "steps": steps,
-            "bytes_written": info["bytes"],
-            "lines": info["lines"],
-            "sizes": {path.name: path.stat().st_size},
-        },
+        _planted(params, 0, path.name, info, steps, {path.name: path.stat().st_size})
+        | {"bytes_written": info["bytes"], "lines": info["lines"]},
     )
     return path
 
@@ -771,19 +782,8 @@ def job(
     }
     _record(
         record,
-        {
-            "params": params,
-            "category": "device_oom",
-            "signature": OOM_SIGNATURE,
-            "message": OOM,
-            "rank": bad,
-            "file": rank_name(bad, compress),
-            "line": info["line"],
-            "text": info["text"],
-            "steps": steps,
-            "bytes_written": total_bytes,
-            "sizes": sizes,
-        },
+        _planted(params, bad, rank_name(bad, compress), info, steps, sizes)
+        | {"bytes_written": total_bytes},
     )
     return outdir
 
