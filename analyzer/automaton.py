@@ -415,6 +415,34 @@ class RE2Automaton:
         return _finish(block, lines, self._sampler)
 
 
+def refusal(rx: str) -> str | None:
+    """Why an installed engine cannot compile this signature regex, if one cannot.
+
+    Run at load on users' pattern files, so that a signature is refused with its file
+    and id whichever engine the job later runs on (the built-ins are tested on every
+    engine instead: compiling ~800 regexes one by one would slow every start-up).
+    """
+    import re2
+
+    for pat, caseless in variants(rx):
+        form = _wrapped(pat, caseless)
+        try:
+            re2.compile(form, _re2_options())
+        except re2.error as e:
+            return f"RE2 cannot compile {form!r}: {e}"
+        if "hyperscan" in available_engines():
+            import hyperscan
+
+            flags = [hyperscan.HS_FLAG_CASELESS if caseless else 0]
+            try:
+                hyperscan.Database().compile(
+                    expressions=[pat.encode("ascii")], ids=[0], elements=1, flags=flags
+                )
+            except hyperscan.error as e:
+                return f"Hyperscan cannot compile {pat!r}: {e}"
+    return None
+
+
 def available_engines() -> list[str]:
     """Installed engines, the default first.
 

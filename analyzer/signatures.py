@@ -24,6 +24,7 @@ except ImportError:  # Python 3.10
     import sre_parse as _sre
 
 from . import cache
+from .automaton import refusal
 from .lines import clean, strip_prefix
 from .taxonomy import CATEGORIES, RECOVERIES
 from .types import BLAMES, PROGRESS_KINDS, ROLES, SEVERITIES, PatternError, Signature
@@ -139,6 +140,10 @@ def load_patterns(extra: Sequence[str | Path] = (), *, builtin: bool = True) -> 
             builtin_ids.add(sig.id)
     for f in user_files:
         for sig, override in _load_file_with_override(f):
+            for rx in sig.match:
+                why = refusal(rx)
+                if why:
+                    raise PatternError(f"{f}: {sig.id}: match: {why}")
             if sig.id in by_id:
                 if sig.id in builtin_ids and override:
                     by_id[sig.id] = sig

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
-from analyzer.automaton import build, relax
+from analyzer import analyze
+from analyzer.automaton import available_engines, build, relax
 from analyzer.lines import clean, strip_prefix
 
 CASES = [
@@ -106,3 +108,22 @@ def test_known_hyperscan_miss_is_why_re2_is_the_default() -> None:
     assert available_engines()[0] == "re2"
     if "hyperscan" in available_engines():
         assert build(pats, "hyperscan").scan(line) == [], "Hyperscan fixed? revisit the default"
+
+
+def test_the_corpora_get_the_same_verdicts_on_every_engine() -> None:
+    engines = available_engines()
+    if len(engines) < 2:
+        pytest.skip("one engine installed")
+    root = Path(__file__).resolve().parent.parent / "corpora"
+    jobs = sorted(root.glob("failures/*/*.log")) + sorted(
+        p for p in (root / "clean").iterdir() if p.is_dir()
+    )
+    assert len(jobs) > 500
+    for job in jobs:
+        seen = []
+        for engine in engines:
+            v = analyze(str(job), engine=engine).to_dict()
+            v["stats"].pop("seconds")
+            v["stats"].pop("engine")
+            seen.append(v)
+        assert all(v == seen[0] for v in seen), job.name

@@ -10,6 +10,7 @@ import pytest
 import yaml
 from conftest import DEMO_PATTERNS
 
+from analyzer import automaton, signatures
 from analyzer.analysis import get_matcher
 from analyzer.automaton import available_engines
 from analyzer.matcher import Matcher
@@ -247,3 +248,18 @@ def test_polynomial_backtracking_patterns_run_in_linear_time(tmp_path: Path) -> 
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
     )
     assert done.stdout.strip() == "device_oom", done.stderr
+
+
+def test_a_user_signature_an_installed_engine_refuses_is_refused_at_load(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert automaton.refusal(r"CUDA out of memory\. Tried to allocate (?P<size>\S+)") is None
+    # no regex the loader accepts is known to fail on an installed engine: simulate one
+    refused = "Tried to allocate"
+    monkeypatch.setattr(
+        signatures,
+        "refusal",
+        lambda rx: "Hyperscan cannot compile it: too large" if refused in rx else None,
+    )
+    with pytest.raises(PatternError, match=r"demo\.yaml: demo-oom: match: Hyperscan cannot"):
+        load_patterns([DEMO_PATTERNS], builtin=False)
