@@ -19,7 +19,7 @@ from . import classifier
 from .cascade import Rule, load_rules
 from .correlate import Collector
 from .matcher import Matcher
-from .reading import Reading, scan_units
+from .reading import Reading, scan_units, worth_forking
 from .region import ErrorLines
 from .scan import YearRef
 from .signatures import builtin_dir, load_patterns
@@ -185,14 +185,11 @@ def scan_job(
     errors = ErrorLines()
     year = YearRef()
     units = list(iter_units(path_list, reading.notes))
-    parallel = workers > 1 and stop_at is None
-    if parallel:
+    if workers > 1 and stop_at is None and worth_forking(units):
         # imported here: multiprocessing (and pickle) stay out of a controller's process
         # unless it asks for workers
         from . import workers as pool
 
-        parallel = pool.worth_forking(units)
-    if parallel:
         merger = pool.Merger(matcher, collector, errors, year, reading)
         pool.scan_tasks(pool.plan(units), merger, matcher, redact, workers)
     else:

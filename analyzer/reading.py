@@ -7,6 +7,7 @@ One process calls scan_units on the whole job; a worker process calls it on its 
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -84,3 +85,24 @@ def scan_units(
                 )
                 continue
             reading.account(fs)
+
+
+# A job smaller than this is read in one process: forking costs more than it saves.
+FORK_MIN_BYTES = 32 << 20
+
+
+def worth_forking(units: Sequence[Unit]) -> bool:
+    """No standard input, FORK_MIN_BYTES in all, and a platform that forks. Here, not
+    in analyzer.workers: deciding must not cost a small job the import of
+    multiprocessing."""
+    if not hasattr(os, "fork"):
+        return False
+    total = 0
+    for unit in units:
+        if unit.path is None:
+            return False  # standard input is the parent's to read
+        try:
+            total += os.stat(unit.path).st_size
+        except OSError:
+            continue
+    return total >= FORK_MIN_BYTES

@@ -330,8 +330,6 @@ class StreamScanner:
                 skipped = len(reader.readline(LINE_CAP))
                 feed.fs.bytes += skipped - 1
                 feed.fs.start = feed.fs.bytes
-            else:
-                reader = _ReadAhead(stream.reader)
             while True:
                 if stop_at is not None and time.monotonic() > stop_at:
                     feed.fs.error = DEADLINE_REACHED
@@ -339,6 +337,10 @@ class StreamScanner:
                 chunk = reader.read(BLOCK)
                 if not chunk:
                     break
+                if reader is stream.reader and len(chunk) == BLOCK:
+                    # more than a block: worth a thread (a folder of 100,000 small files
+                    # would spend seconds starting them)
+                    reader = _ReadAhead(stream.reader)
                 feed.feed(chunk)
                 if stream.limit is not None and feed.fs.bytes >= stream.limit:
                     feed.fs.error = (

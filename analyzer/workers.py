@@ -20,7 +20,6 @@ reading that task twice.
 from __future__ import annotations
 
 import multiprocessing
-import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -34,8 +33,6 @@ from .scan import LINE_CAP, SEGMENT, FileScan, StreamScanner, YearRef
 from .sources import SourceNotes, Stream, Unit, open_unit, path_hints
 from .types import Hit, LogTime
 
-# A job smaller than this is read in one process: forking costs more than it saves.
-FORK_MIN_BYTES = 32 << 20
 _MAX_SHIPPED = 100_000
 _shared: tuple[Matcher, bool] | None = None  # set before forking, inherited by workers
 
@@ -103,21 +100,6 @@ def plan(units: Sequence[Unit]) -> list[Task]:
         else:
             tasks.append(Task(unit))
     return tasks
-
-
-def worth_forking(units: Sequence[Unit]) -> bool:
-    """No standard input, FORK_MIN_BYTES in all, and a platform that forks."""
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return False
-    total = 0
-    for unit in units:
-        if unit.path is None:
-            return False  # standard input is the parent's to read
-        try:
-            total += os.stat(unit.path).st_size
-        except OSError:
-            continue
-    return total >= FORK_MIN_BYTES
 
 
 def read(task: Task, matcher: Matcher, redact: bool, sink: Callable[[Hit], None]) -> Shipment:

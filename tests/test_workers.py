@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from analyzer import analyze, scan, workers
+from analyzer import analyze, reading, scan, workers
 from analyzer.sources import Unit
 from corpora.generator.bundles import generate
 
@@ -26,7 +26,7 @@ def _reading(paths: list[str], n: int) -> dict[str, Any]:
 
 @pytest.fixture(autouse=True)
 def fork_small_jobs(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(workers, "FORK_MIN_BYTES", 0)
+    monkeypatch.setattr(reading, "FORK_MIN_BYTES", 0)
 
 
 def _job(tmp_path: Path) -> Path:
