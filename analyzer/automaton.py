@@ -424,13 +424,14 @@ def refusal(rx: str) -> str | None:
     """
     import re2
 
+    options, hs = _re2_options(), "hyperscan" in available_engines()
     for pat, caseless in variants(rx):
         form = _wrapped(pat, caseless)
         try:
-            re2.compile(form, _re2_options())
+            re2.compile(form, options)
         except re2.error as e:
             return f"RE2 cannot compile {form!r}: {e}"
-        if "hyperscan" in available_engines():
+        if hs:
             import hyperscan
 
             flags = [hyperscan.HS_FLAG_CASELESS if caseless else 0]

@@ -25,7 +25,7 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"), "<NUM>"),
 )
 _SPACE = re.compile(r"\s+")
-LINE_CAP = 400  # characters kept per masked line: the head of a line says what it is
+_KEPT = 400  # characters kept per masked line: the head of a line says what it is
 
 
 def mask(line: str) -> str:
@@ -34,4 +34,4 @@ def mask(line: str) -> str:
     text = strip_prefix(segments[-1] if segments else "").text[:2000]
     for rx, repl in _RULES:
         text = rx.sub(repl, text)
-    return _SPACE.sub(" ", text).strip()[:LINE_CAP]
+    return _SPACE.sub(" ", text).strip()[:_KEPT]

@@ -33,6 +33,18 @@ class Reading:
     streams: int = 0  # streams opened: the next stream's file index
     ends: list[LogTime] = field(default_factory=list)  # each file's last timestamp
 
+    def absorb(self, other: Reading, when: Callable[[LogTime | None], LogTime | None]) -> None:
+        """Add what another reader read (a worker, analyzer.workers), its times re-dated."""
+        self.notes.unreadable += other.notes.unreadable
+        self.notes.skipped += other.notes.skipped
+        self.notes.notes += other.notes.notes
+        self.files += other.files
+        self.lines += other.lines
+        self.bytes += other.bytes
+        self.truncated += other.truncated
+        self.streams += other.streams
+        self.ends += [t for t in map(when, other.ends) if t is not None]
+
     def account(self, fs: FileScan) -> None:
         self.files += 1
         self.lines += fs.lines

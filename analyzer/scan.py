@@ -58,6 +58,10 @@ _BLOCK_RANK = re.compile(r"^\s*rank\s*:\s*(\d+)\s*\(local_rank:\s*\d+\)")
 _CHAINED = ("During handling", "The above exception")
 
 
+def _why(e: Exception) -> str:
+    return f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+
+
 def _as_is(text: str) -> str:
     return text
 
@@ -104,6 +108,11 @@ class FileScan:
     @property
     def read(self) -> int:
         return self.bytes - self.start
+
+    def see_time(self, t: LogTime) -> None:
+        """The file's last timestamp: the latest wall-clock time, or an uptime clock's."""
+        if self.last_time is None or not t.absolute or t.epoch >= self.last_time.epoch:
+            self.last_time = t
 
 
 class _Block:
@@ -349,7 +358,7 @@ class StreamScanner:
                     )
                     break
         except Exception as e:  # truncated gzip, I/O errors, corrupt members: keep what we have
-            feed.fs.error = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+            feed.fs.error = _why(e)
         finally:
             if reader is not stream.reader:
                 reader.close()
@@ -376,7 +385,7 @@ class StreamScanner:
                 feed.feed(chunk)
                 pos += len(chunk)
         except Exception as e:  # I/O errors: keep what we have
-            feed.fs.error = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+            feed.fs.error = _why(e)
         if last:
             feed.close()
         return feed.fs
@@ -394,8 +403,7 @@ class StreamScanner:
             start = block.rfind(b"\n", 0, end) + 1
             t = parse_time(clean(decode(block[start : min(end, start + 512)]))[0], self.year.year)
             if t:
-                if fs.last_time is None or not t.absolute or t.epoch >= fs.last_time.epoch:
-                    fs.last_time = t
+                fs.see_time(t)
                 break
             if start == 0:
                 break

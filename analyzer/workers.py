@@ -20,6 +20,7 @@ reading that task twice.
 from __future__ import annotations
 
 import multiprocessing
+import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -94,7 +95,11 @@ def plan(units: Sequence[Unit]) -> list[Task]:
     """Tasks for the inputs: large plain files in parts, everything else whole."""
     tasks: list[Task] = []
     for unit in units:
-        size = _plain_size(unit)
+        try:
+            big = unit.path is not None and os.stat(unit.path).st_size >= 2 * SEGMENT
+        except OSError:
+            big = False
+        size = _plain_size(unit) if big else None  # opened only when it may be cut
         if size is not None and size >= 2 * SEGMENT:
             tasks += _parts(unit, size)
         else:
@@ -163,21 +168,26 @@ class Merger:
         self.collector, self.errors, self.year, self.reading = collector, errors, year, reading
         self._by_id = {s.id: s for s in matcher.signatures}
         self._file: FileScan | None = None  # the file whose parts are being merged
+        # the current task's fixes, set by sink()
+        self._base = self._lines = 0
+        self._when: Callable[[LogTime | None], LogTime | None] = lambda t: t
 
-    def _when(self) -> Callable[[LogTime | None], LogTime | None]:
+    def sink(self, task: Task) -> Callable[[Hit], None]:
+        """Where the hits of `task` go: renumbered and re-dated, into the Collector.
+
+        Fixes the task's file number, line offset and year, which finish() applies to
+        the rest of what it read.
+        """
+        base = self._base = self.reading.streams
+        lines = self._lines = self._file.lines if task.start and self._file else 0
         # One process would have given year-less times the job's year, if it had one.
         fix = self.year.year if self.year.anchored else None
 
         def when(t: LogTime | None) -> LogTime | None:
             return t.with_year(fix) if t is not None and fix is not None and t.inferred else t
 
-        return when
-
-    def sink(self, task: Task) -> Callable[[Hit], None]:
-        """Where the hits of `task` go: renumbered and re-dated, into the Collector."""
-        base = self.reading.streams
-        lines = self._file.lines if task.start and self._file else 0
-        when, by_id, add = self._when(), self._by_id, self.collector.add
+        self._when = when
+        by_id, add = self._by_id, self.collector.add
 
         def put(hit: Hit) -> None:
             add(
@@ -194,48 +204,31 @@ class Merger:
         return put
 
     def finish(self, shipment: Shipment) -> None:
-        """Everything but the hits: error lines, the reading account, the year."""
-        task, theirs = shipment.task, shipment.reading
-        when = self._when()
-        lines = self._file.lines if task.start and self._file else 0
+        """Everything but the hits (after sink): error lines, the reading account, the year."""
+        when, lines = self._when, self._lines
         self.errors.merge(
             shipment.errors,
-            self.reading.streams,
+            self._base,
             lambda x: replace(x, line=x.line + lines, time=when(x.time)),
         )
         if shipment.year.anchored and not self.year.anchored:
             self.year.year, self.year.anchored = shipment.year.year, True
-        if shipment.part is not None:
-            self._add_part(shipment.part, when, task.last)
+        if shipment.part is None:
+            self.reading.absorb(shipment.reading, when)
             return
-        mine = self.reading
-        mine.notes.unreadable += theirs.notes.unreadable
-        mine.notes.skipped += theirs.notes.skipped
-        mine.notes.notes += theirs.notes.notes
-        mine.files += theirs.files
-        mine.lines += theirs.lines
-        mine.bytes += theirs.bytes
-        mine.truncated += theirs.truncated
-        mine.streams += theirs.streams
-        mine.ends += [t for t in map(when, theirs.ends) if t is not None]
-
-    def _add_part(
-        self, part: FileScan, when: Callable[[LogTime | None], LogTime | None], last_part: bool
-    ) -> None:
-        last = when(part.last_time)
+        part = shipment.part
         whole = self._file
         if whole is None or not part.start:
-            whole = self._file = replace(part, start=0, last_time=last)
+            whole = self._file = replace(part, start=0, last_time=None)
         else:
             whole.lines += part.lines
             whole.bytes = part.bytes
             whole.truncated += part.truncated
             whole.error = whole.error or part.error
-            if last is not None and (
-                whole.last_time is None or not last.absolute or last.epoch >= whole.last_time.epoch
-            ):
-                whole.last_time = last
-        if last_part:
+        last = when(part.last_time)
+        if last is not None:
+            whole.see_time(last)
+        if shipment.task.last:
             self.reading.account(whole)
             self.reading.streams += 1
             self._file = None
