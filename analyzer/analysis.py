@@ -1,4 +1,8 @@
-"""The pipeline end to end: sources -> scan -> correlate -> verdict.
+"""The pipeline end to end, driven by one object: `Analyzer`.
+
+sources -> lines -> job model -> signature matches -> per-rank timelines -> culprit
+rules -> verdict. `analyze()`, the worker processes (analyzer.workers), `watch`,
+`unknowns` and training all read through an Analyzer, so every rule exists once.
 
 `analyze()` is what a restart controller calls: it must return a Verdict for any log
 content. It raises only for a bad argument or an invalid pattern file (the caller's
@@ -7,36 +11,130 @@ mistakes); unreadable inputs become notes in `Verdict.stats`.
 
 from __future__ import annotations
 
+import io
 import os
 import time
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, fields, replace
 from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from . import classifier
+from .automaton import available_engines
 from .cascade import Rule, load_rules
-from .correlate import Collector
+from .correlate import Collector, Evidence
 from .matcher import Matcher
-from .reading import Reading, scan_units, worth_forking
+from .reading import Reading, worth_forking
 from .region import ErrorLines
-from .scan import YearRef
-from .signatures import builtin_dir, load_patterns
-from .sources import iter_units
+from .scan import FileScan, StreamFeed, StreamScanner, YearRef
+from .signatures import PatternSet, builtin_dir, load_patterns
+from .sources import Stream, Unit, iter_units, open_unit, path_hints
 from .timeline import HANG_FACTOR, HANG_MIN_GAP
-from .types import AnalyzerError, LogTime, Stats, Verdict
+from .types import AnalyzerError, Hit, LogTime, Stats, Verdict
 from .verdict import decide
 
 PathArg = str | os.PathLike[str]
 
+# Under a deadline: the share of it for reading (the rest is for the verdict and the
+# margin), and how much of the end of each large plain file is read first.
+_SCAN_SHARE = 0.85
+TAIL_FIRST = 256 << 10
 
-def _fingerprint(extra: Sequence[PathArg]) -> tuple[tuple[str, int, int], ...]:
+
+@dataclass(frozen=True)
+class Settings:
+    """How a job is analysed: one frozen object for the library, the CLI, batch,
+    decide and watch, so an option exists once and means the same everywhere.
+
+    `patterns`: extra signature folders or files on top of the built-in ones, or a
+    loaded `PatternSet` (then used as it is). `signatures`: False turns every signature
+    off, leaving the classifier alone; `model`: False turns the classifier off.
+    `engine`: the automaton backend ("re2", "hyperscan"; default: re2). `lang`: "en" or
+    "zh" for the summary. `now`: the current time when the logs are live (hang
+    detection); otherwise the end of the evidence is the latest timestamp in any file.
+    `hang_factor`, `hang_min_gap`: a rank whose progress stopped longer ago than this
+    many times its median step time, and at least this many seconds, is hung.
+    `redact`: replace secrets in every line of the verdict. `deadline`: seconds the
+    caller can wait (tails of large files first, then everything while time remains;
+    `stats.complete` says whether all was read). `workers`: processes that read the
+    files of a large job; the verdict is the same for any number.
+    """
+
+    patterns: tuple[str, ...] | PatternSet = ()
+    builtin_patterns: bool = True
+    signatures: bool = True
+    model: bool = True
+    engine: str | None = None
+    lang: str = "en"
+    now: datetime | None = None
+    hang_factor: float = HANG_FACTOR
+    hang_min_gap: float = HANG_MIN_GAP
+    redact: bool = True
+    deadline: float | None = None
+    workers: int = 1
+
+    def __post_init__(self) -> None:
+        pats: Any = self.patterns
+        if isinstance(pats, (str, os.PathLike)):
+            pats = (os.fspath(pats),)
+        elif not isinstance(pats, PatternSet):
+            try:
+                pats = tuple(os.fspath(p) for p in pats)
+            except TypeError:
+                raise AnalyzerError(
+                    "patterns must be a path, paths or a PatternSet, not "
+                    f"{type(self.patterns).__name__}"
+                ) from None
+        object.__setattr__(self, "patterns", pats)
+        if self.lang not in ("en", "zh"):
+            raise AnalyzerError(f"lang must be 'en' or 'zh', not {self.lang!r}")
+        if self.engine is not None and self.engine not in available_engines():
+            raise AnalyzerError(
+                f"engine must be one of {', '.join(available_engines())}, not {self.engine!r}"
+            )
+        if self.deadline is not None and not _positive(self.deadline):
+            raise AnalyzerError(
+                f"deadline must be a positive number of seconds, not {self.deadline!r}"
+            )
+        if not _positive(self.hang_factor) or not _positive(self.hang_min_gap, zero=True):
+            raise AnalyzerError("hang_factor must be > 0 and hang_min_gap >= 0")
+        if not isinstance(self.workers, int) or self.workers < 1:
+            raise AnalyzerError(f"workers must be a whole number >= 1, not {self.workers!r}")
+        if self.now is not None and not isinstance(self.now, datetime):
+            raise AnalyzerError(f"now must be a datetime, not {type(self.now).__name__}")
+
+    def matcher(self) -> Matcher:
+        """The compiled signatures these settings ask for (cached per process)."""
+        if not self.signatures:
+            return _matcher((), False, self.engine, ())
+        if isinstance(self.patterns, PatternSet):
+            return _pattern_set_matcher(self.patterns, self.engine)
+        key = _fingerprint(self.patterns)
+        return _matcher(self.patterns, self.builtin_patterns, self.engine, key)
+
+    def rules(self) -> tuple[Rule, ...]:
+        """Cascade rules (symptoms a root cause explains), cached like the matcher."""
+        if not self.signatures:
+            return _rules((), False, ())
+        if isinstance(self.patterns, PatternSet):
+            return _rules((), self.builtin_patterns, ())
+        return _rules(self.patterns, self.builtin_patterns, _fingerprint(self.patterns))
+
+
+def _positive(x: object, zero: bool = False) -> bool:
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return False
+    return x >= 0 if zero else x > 0
+
+
+def _fingerprint(extra: Sequence[str]) -> tuple[tuple[str, int, int], ...]:
     """The user's pattern files as (path, mtime, size): part of the cache key, so an
     edited pattern file is picked up by a long-running process."""
     out = []
     for item in extra:
-        p = Path(os.fspath(item))
+        p = Path(item)
         files = sorted(p.rglob("*.y*ml")) if p.is_dir() else [p]
         for f in files:
             try:
@@ -54,21 +152,169 @@ def _matcher(
     return Matcher(load_patterns(extra, builtin=builtin), engine)
 
 
+_BY_SET: dict[tuple[int, str | None], tuple[PatternSet, Matcher]] = {}
+
+
+def _pattern_set_matcher(patterns: PatternSet, engine: str | None) -> Matcher:
+    """A PatternSet is compiled once per object (it is not hashable: it holds dicts)."""
+    key = (id(patterns), engine)
+    held = _BY_SET.get(key)
+    if held is None or held[0] is not patterns:
+        if len(_BY_SET) >= 8:
+            _BY_SET.clear()
+        held = _BY_SET[key] = (patterns, Matcher(patterns, engine))
+    return held[1]
+
+
 @lru_cache(maxsize=8)
 def _rules(extra: tuple[str, ...], builtin: bool, _key: tuple[object, ...]) -> tuple[Rule, ...]:
     return load_rules(builtin_dir() if builtin else None, extra)
 
 
-def get_rules(patterns: Sequence[PathArg] = (), *, builtin: bool = True) -> tuple[Rule, ...]:
-    """Cascade rules, cached per process like the matcher."""
-    return _rules(tuple(os.fspath(p) for p in patterns), builtin, _fingerprint(patterns))
+class Analyzer:
+    """One job's analysis, fed stream by stream; `verdict()` at any moment.
 
+    Bytes arrive by `feed(name, data)` (a growing log, a socket, an archive member the
+    caller unpacks) and a stream ends with `close(name)`; `read(units)` reads whole
+    inputs from disk or stdin. Hits go to the job's Collector, unless `on_hit` takes
+    them instead (a worker process ships them to its parent, analyzer.workers).
+    Not thread-safe: one Analyzer per job and thread.
+    """
 
-def get_matcher(
-    patterns: Sequence[PathArg] = (), *, builtin: bool = True, engine: str | None = None
-) -> Matcher:
-    """A compiled Matcher, cached per process: compiling the automaton is the slow part."""
-    return _matcher(tuple(str(p) for p in patterns), builtin, engine, _fingerprint(patterns))
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        on_hit: Callable[[Hit], None] | None = None,
+        matcher: Matcher | None = None,
+    ) -> None:
+        self.settings = settings or Settings()
+        self.matcher = matcher or self.settings.matcher()
+        self.collector = Collector()
+        self.errors = ErrorLines()
+        self.reading = Reading()
+        self.year = YearRef()
+        self._listeners: list[Callable[[Hit], None]] = []
+        self.scanner = StreamScanner(
+            self.matcher, on_hit or self.collect, self.year, self.settings.redact, self.errors
+        )
+        self._feeds: dict[str, StreamFeed] = {}
+        self._started = time.perf_counter()
+
+    def collect(self, hit: Hit) -> None:
+        """One hit into the job (the scanner's callback; workers' hits come here too)."""
+        self.collector.add(hit)
+        for listen in self._listeners:
+            listen(hit)
+
+    def listen(self, callback: Callable[[Hit], None]) -> None:
+        """Also call `callback` with every hit collected (watch reports new failures)."""
+        self._listeners.append(callback)
+
+    def feed(self, name: str, data: bytes) -> None:
+        """Bytes of stream `name` (its path in the bundle names rank and host)."""
+        feed = self._feeds.get(name)
+        if feed is None:
+            rank, host = path_hints(name)
+            stream = Stream(name, io.BytesIO(), rank, host)  # fed by the caller, never read
+            feed = self._feeds[name] = self.scanner.open(stream, self._next_stream())
+        feed.feed(data)
+
+    def close(self, name: str) -> None:
+        """Stream `name` ended: its last line counts without a newline."""
+        feed = self._feeds.pop(name, None)
+        if feed is not None:
+            feed.close()
+            self.reading.account(feed.fs)
+
+    def _next_stream(self) -> int:
+        index = self.reading.streams
+        self.reading.streams += 1
+        return index
+
+    def read(self, units: Sequence[Unit], stop_at: float | None = None, tail: int = 0) -> None:
+        """Scan every stream of `units` in order.
+
+        `stop_at` (monotonic clock) ends reading early; `tail` reads large plain files
+        from that many bytes before their end only.
+        """
+        for unit in units:
+            for stream in open_unit(unit, self.reading.notes):
+                index = self._next_stream()
+                if stop_at is not None and time.monotonic() > stop_at:
+                    self.reading.unread += 1  # at least this one; opening the rest costs more
+                    return
+                try:
+                    fs = self.scanner.scan(stream, index, stop_at, tail)
+                except Exception as e:  # a bug must cost one file, not the restart decision
+                    self.reading.notes.notes.append(
+                        f"{stream.name}: internal error, file skipped: {type(e).__name__}: {e}"
+                    )
+                    continue
+                self.reading.account(fs)
+
+    def read_part(self, unit: Unit, start: int, end: int, last: bool) -> FileScan:
+        """Bytes [start, end) of a plain file, as a worker reads its part of one."""
+        assert unit.path is not None
+        rank, host = path_hints(unit.name)
+        path = Path(unit.path)
+        with path.open("rb") as f:
+            stream = Stream(unit.name, f, rank, host, None, path, end)
+            return self.scanner.scan_part(stream, 0, start, end, last)
+
+    def read_paths(self, paths: Sequence[str], stop_at: float | None = None, tail: int = 0) -> None:
+        """Every input under `paths`, in workers when the settings ask and it pays."""
+        units = list(iter_units(paths, self.reading.notes))
+        workers = self.settings.workers
+        if workers > 1 and stop_at is None and worth_forking(units):
+            # imported here: multiprocessing (and pickle) stay out of a controller's
+            # process unless it asks for workers
+            from . import workers as pool
+
+            pool.scan_tasks(pool.plan(units), pool.Merger(self), self.settings, workers)
+        else:
+            self.read(units, stop_at, tail)
+
+    def stats(self) -> Stats:
+        """What was read so far, and what could not be (open streams included)."""
+        r = self.reading
+        open_ = [f.fs for f in self._feeds.values()]
+        notes = list(r.notes.notes)
+        if r.unread and not any(n.startswith("deadline reached") for n in notes):
+            notes.append("deadline reached: not every file was read to its end")
+        return Stats(
+            files=r.files + len(open_),
+            lines=r.lines + sum(fs.lines for fs in open_),
+            bytes=r.bytes + sum(fs.bytes for fs in open_),
+            seconds=time.perf_counter() - self._started,
+            unreadable=tuple(r.notes.unreadable),
+            skipped=tuple(r.notes.skipped),
+            notes=tuple(notes),
+            truncated_lines=r.truncated,
+            engine=self.matcher.automaton.name,
+            complete=not (r.unread or r.tails),
+        )
+
+    def evidence(self, now: datetime | None = None) -> Evidence:
+        """Everything the verdict rests on, as read so far."""
+        s = self.settings
+        ends = list(self.reading.ends)
+        ends += [f.fs.last_time for f in self._feeds.values() if f.fs.last_time is not None]
+        end = _end_of_evidence(self.collector.latest, ends, now or s.now)
+        return self.collector.evidence(end, s.hang_factor, s.hang_min_gap)
+
+    def verdict(self, now: datetime | None = None) -> Verdict:
+        """The root-cause verdict on everything read so far; `now` overrides the
+        settings' (a live watch passes the wall clock)."""
+        s = self.settings
+        return decide(
+            self.evidence(now),
+            self.stats(),
+            s.lang,
+            s.rules(),
+            self.errors,
+            classifier.load() if s.model else None,
+        )
 
 
 def _normalise_paths(paths: PathArg | Iterable[PathArg]) -> list[str]:
@@ -86,130 +332,41 @@ def _normalise_paths(paths: PathArg | Iterable[PathArg]) -> list[str]:
 
 
 def analyze(
-    paths: PathArg | Iterable[PathArg],
-    *,
-    patterns: Sequence[PathArg] = (),
-    builtin_patterns: bool = True,
-    signatures: bool = True,
-    model: bool = True,
-    engine: str | None = None,
-    lang: str = "en",
-    now: datetime | None = None,
-    hang_factor: float = HANG_FACTOR,
-    hang_min_gap: float = HANG_MIN_GAP,
-    redact: bool = True,
-    deadline: float | None = None,
-    workers: int = 1,
+    paths: PathArg | Iterable[PathArg], settings: Settings | None = None, **options: Any
 ) -> Verdict:
     """Analyse the logs of one job and return its root-cause verdict.
 
     `paths`: files, folders (read recursively), archives, or "-" for stdin.
-    `patterns`: extra signature folders or files, on top of the built-in ones.
-    `signatures`: False turns every signature off (built-in and extra), leaving the
-    classifier alone; `model`: False turns the classifier off.
-    `engine`: force an automaton backend ("hyperscan" or "re2"); default: the fastest.
-    `lang`: "en" or "zh" for the summary sentence; ids stay English.
-    `now`: the current time, when the logs are live (for hang detection); otherwise the
-    end of the evidence is the latest timestamp in any file.
-    `hang_factor`, `hang_min_gap`: a rank whose progress stopped longer ago than this many
-    times its median step time, and at least this many seconds, is hung.
-    `redact`: replace secrets (tokens, keys, passwords) in every line of the verdict.
-    `deadline`: seconds the caller can wait. The tails of large files are read first
-    (a root cause is usually near the end of the first failing rank's log), then
-    everything while time remains; `stats.complete` says whether all was read.
-    `workers`: processes that read the files of a large job (analyzer.workers); the
-    verdict is the same for any number. One by default: forking a caller's process (a
-    controller with threads) is the caller's choice to make.
+    `settings`: a `Settings`; keyword `options` are Settings fields (`patterns=`,
+    `deadline=`, `workers=`, ...) and override it. See `Settings` for each. `workers`
+    is 1 by default: forking a caller's process (a controller with threads) is the
+    caller's choice to make.
     """
-    if lang not in ("en", "zh"):
-        raise AnalyzerError(f"lang must be 'en' or 'zh', not {lang!r}")
-    if deadline is not None and not deadline > 0:
-        raise AnalyzerError(f"deadline must be a positive number of seconds, not {deadline!r}")
+    s = settings or Settings()
+    if options:
+        s = replace(s, **_known(options))
     path_list = _normalise_paths(paths)
-    if not signatures:
-        patterns, builtin_patterns = (), False
-    stop_at = None if deadline is None else time.monotonic() + deadline * _SCAN_SHARE
-    matcher = get_matcher(patterns, builtin=builtin_patterns, engine=engine)
-    if stop_at is None:
-        job = scan_job(path_list, matcher, redact, workers=workers)
-    else:
-        job = scan_job(path_list, matcher, redact, stop_at, tail=TAIL_FIRST)
-        if job.tails and time.monotonic() < stop_at:
-            full = scan_job(path_list, matcher, redact, stop_at)
-            if full.stats.complete:
-                job = full
-    end = _end_of_evidence(job.collector.latest, job.ends, now)
-    rules = get_rules(patterns, builtin=builtin_patterns)
-    return decide(
-        job.collector.evidence(end, hang_factor, hang_min_gap),
-        job.stats,
-        lang,
-        rules,
-        job.errors,
-        classifier.load() if model else None,
-    )
+    if s.deadline is None:
+        job = Analyzer(s)
+        job.read_paths(path_list)
+        return job.verdict()
+    stop_at = time.monotonic() + s.deadline * _SCAN_SHARE
+    job = Analyzer(s)
+    job.read_paths(path_list, stop_at, TAIL_FIRST)
+    if job.reading.tails and time.monotonic() < stop_at:
+        full = Analyzer(s)
+        full.read_paths(path_list, stop_at)
+        if full.stats().complete:
+            job = full
+    return job.verdict()
 
 
-# Under a deadline: the share of it for reading (the rest is for the verdict and the
-# margin), and how much of the end of each large plain file is read first.
-_SCAN_SHARE = 0.85
-TAIL_FIRST = 256 << 10
-
-
-@dataclass
-class ScannedJob:
-    collector: Collector
-    errors: ErrorLines
-    stats: Stats
-    ends: list[LogTime]
-    tails: int  # files of which only the tail was read
-
-
-def scan_job(
-    path_list: Sequence[str],
-    matcher: Matcher,
-    redact: bool = True,
-    stop_at: float | None = None,
-    tail: int = 0,
-    workers: int = 1,
-) -> ScannedJob:
-    """Every stream of a job through the scanner: hits, error lines and statistics.
-
-    `stop_at` (monotonic clock) ends reading early; `tail` reads large plain files from
-    that many bytes before their end only. `workers` > 1 scans the files of a large
-    job in that many processes (analyzer.workers), with the same result.
-    """
-    started = time.perf_counter()
-    reading = Reading()
-    collector = Collector()
-    errors = ErrorLines()
-    year = YearRef()
-    units = list(iter_units(path_list, reading.notes))
-    if workers > 1 and stop_at is None and worth_forking(units):
-        # imported here: multiprocessing (and pickle) stay out of a controller's process
-        # unless it asks for workers
-        from . import workers as pool
-
-        merger = pool.Merger(matcher, collector, errors, year, reading)
-        pool.scan_tasks(pool.plan(units), merger, matcher, redact, workers)
-    else:
-        scan_units(units, matcher, redact, collector.add, errors, year, reading, stop_at, tail)
-    if reading.unread:
-        reading.notes.notes.append("deadline reached: not every file was read to its end")
-    notes = reading.notes
-    stats = Stats(
-        files=reading.files,
-        lines=reading.lines,
-        bytes=reading.bytes,
-        seconds=time.perf_counter() - started,
-        unreadable=tuple(notes.unreadable),
-        skipped=tuple(notes.skipped),
-        notes=tuple(notes.notes),
-        truncated_lines=reading.truncated,
-        engine=matcher.automaton.name,
-        complete=not (reading.unread or reading.tails),
-    )
-    return ScannedJob(collector, errors, stats, reading.ends, reading.tails)
+def _known(options: dict[str, Any]) -> dict[str, Any]:
+    known = {f.name for f in fields(Settings)}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise AnalyzerError(f"unknown option(s): {', '.join(unknown)}")
+    return options
 
 
 def _end_of_evidence(

@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .analysis import analyze
+from .analysis import Settings, analyze
 from .types import Verdict
 
 SCHEMA = "ha-analyze/batch/1"
@@ -138,7 +138,7 @@ def fingerprint(path: Path) -> str:
 
 
 def analyse_job(
-    job: Job, deadline: float | None = None
+    job: Job, settings: Settings | None = None
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """One row and its findings; any exception becomes the row's error."""
     row = _empty_row(job)
@@ -146,7 +146,7 @@ def analyse_job(
     started = time.perf_counter()
     try:
         row["fingerprint"] = job.fingerprint or fingerprint(job.path)
-        v = analyze(job.path, deadline=deadline)
+        v = analyze(job.path, settings)
     except Exception as e:  # one broken job must not end the batch
         row["error"] = f"{type(e).__name__}: {e}"
         row["analysis_seconds"] = time.perf_counter() - started
@@ -297,7 +297,7 @@ def run_batch(
     findings_out: Path | None = None,
     workers: int | None = None,
     depth: int = 1,
-    deadline: float | None = None,
+    settings: Settings | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> BatchResult:
     """Analyse every job under `roots` not already in `out` with the same fingerprint."""
@@ -311,7 +311,7 @@ def run_batch(
         j for j in jobs if j.id not in done or done[j.id]["row"]["fingerprint"] != j.fingerprint
     ]
     workers = workers or os.cpu_count() or 1
-    for n, (row, findings) in enumerate(_analyse_all(todo, workers, deadline), 1):
+    for n, (row, findings) in enumerate(_analyse_all(todo, workers, settings), 1):
         rec = {"row": row, "findings": findings}
         journal.append(rec)
         done[row["job_id"]] = rec
@@ -329,14 +329,14 @@ def run_batch(
 
 
 def _analyse_all(
-    jobs: Sequence[Job], workers: int, deadline: float | None
+    jobs: Sequence[Job], workers: int, settings: Settings | None
 ) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
     if workers <= 1 or len(jobs) <= 1:
         for j in jobs:
-            yield analyse_job(j, deadline)
+            yield analyse_job(j, settings)
         return
     with ProcessPoolExecutor(workers) as pool:
-        futures = {pool.submit(analyse_job, j, deadline): j for j in jobs}
+        futures = {pool.submit(analyse_job, j, settings): j for j in jobs}
         for fut in as_completed(futures):
             try:
                 yield fut.result()
@@ -360,7 +360,7 @@ def run_batch_spark(
     findings_out: Path | None = None,
     master: str = "local[*]",
     depth: int = 1,
-    deadline: float | None = None,
+    settings: Settings | None = None,
 ) -> BatchResult:
     """The same table computed on Apache Spark: the job list is distributed, each task
     analyses whole jobs, Spark writes the Parquet (a folder of part files, `out`).
@@ -392,7 +392,7 @@ def run_batch_spark(
         sc = spark.sparkContext
         slices = max(1, min(len(todo), sc.defaultParallelism * 4))
         results = sc.parallelize([(j.id, str(j.path), j.fingerprint) for j in todo], slices).map(
-            lambda j: analyse_job(Job(j[0], Path(j[1]), j[2]), deadline)
+            lambda j: analyse_job(Job(j[0], Path(j[1]), j[2]), settings)
         )
         results.cache()
         rows = results.map(lambda rf: rf[0]).collect() + keep

@@ -10,18 +10,18 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterator
-from datetime import datetime
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
-from .analysis import analyze, get_matcher
+from .analysis import Analyzer, Settings, analyze
 from .automaton import available_engines
 from .matcher import run_examples
 from .signatures import load_patterns
 from .taxonomy import CATEGORIES
+from .timeline import HANG_FACTOR, HANG_MIN_GAP
 from .types import AnalyzerError, PatternError
 
 EXIT_UNREADABLE = 3
@@ -50,6 +50,114 @@ def main() -> None:
     """
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+# The Settings options, declared once: analyze, watch, decide, batch and unknowns take
+# them (each less the ones that mean nothing to it), and _settings() turns them into the
+# one Settings object the library takes.
+_OPTIONS: dict[str, Callable[[F], F]] = {
+    "patterns": click.option(
+        "--patterns",
+        "pattern_dirs",
+        multiple=True,
+        type=click.Path(exists=True),
+        help="Extra signature folder or file (repeatable).",
+    ),
+    "no_builtin": click.option(
+        "--no-builtin",
+        is_flag=True,
+        help="Use only the signatures given with --patterns, not the built-in catalogue.",
+    ),
+    "no_signatures": click.option(
+        "--no-signatures",
+        is_flag=True,
+        help="Turn every signature off (built-in and --patterns): the classifier alone decides.",
+    ),
+    "no_model": click.option(
+        "--no-model", is_flag=True, help="Do not ask the classifier when no signature decides."
+    ),
+    "engine": click.option(
+        "--engine",
+        type=click.Choice(["hyperscan", "re2"]),
+        default=None,
+        help="Automaton backend (default: re2; hyperscan is faster but see README).",
+    ),
+    "lang": click.option(
+        "--lang",
+        type=click.Choice(["en", "zh"]),
+        default="en",
+        show_default=True,
+        help="Language of the headline and summary; ids stay English.",
+    ),
+    "now": click.option(
+        "--now",
+        type=click.DateTime(["%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S%z"]),
+        default=None,
+        help="The current time, for live logs: progress that stopped long before it is a "
+        "hang (default: the latest timestamp in the logs).",
+    ),
+    "hang_factor": click.option(
+        "--hang-factor",
+        type=click.FloatRange(min=0, min_open=True),
+        default=HANG_FACTOR,
+        show_default=True,
+        help="A hang is progress stopped for this many times the rank's median step...",
+    ),
+    "hang_min_gap": click.option(
+        "--hang-min-gap",
+        type=click.FloatRange(min=0),
+        default=HANG_MIN_GAP,
+        show_default=True,
+        help="...and at least this many seconds (longer during checkpoint saves).",
+    ),
+    "no_redact": click.option(
+        "--no-redact",
+        is_flag=True,
+        help="Show lines as logged: do not replace tokens, keys and passwords with [REDACTED].",
+    ),
+    "deadline": click.option(
+        "--deadline",
+        type=click.FloatRange(min=0, min_open=True),
+        default=None,
+        help="Answer within about this many seconds: tails of large files first, then the "
+        "rest while time remains (stats.complete says whether all was read).",
+    ),
+}
+
+
+def _analysis_options(*skip: str) -> Callable[[F], F]:
+    """Decorate a command with the shared options, less `skip`."""
+
+    def decorate(f: F) -> F:
+        for name, option in reversed(_OPTIONS.items()):
+            if name not in skip:
+                f = option(f)
+        return f
+
+    return decorate
+
+
+def _settings(options: dict[str, Any], workers: int = 1) -> Settings:
+    """The Settings of a command's shared options (see _OPTIONS)."""
+    try:
+        return Settings(
+            patterns=tuple(options.get("pattern_dirs", ())),
+            builtin_patterns=not options.get("no_builtin", False),
+            signatures=not options.get("no_signatures", False),
+            model=not options.get("no_model", False),
+            engine=options.get("engine"),
+            lang=options.get("lang", "en"),
+            now=options.get("now"),
+            hang_factor=options.get("hang_factor", HANG_FACTOR),
+            hang_min_gap=options.get("hang_min_gap", HANG_MIN_GAP),
+            redact=not options.get("no_redact", False),
+            deadline=options.get("deadline"),
+            workers=workers,
+        )
+    except AnalyzerError as e:
+        raise click.UsageError(str(e)) from None
+
+
 @main.command("analyze")
 @click.argument("paths", nargs=-1, required=True)
 @click.option(
@@ -59,80 +167,13 @@ def main() -> None:
     default="text",
     show_default=True,
 )
-@click.option(
-    "--patterns",
-    "pattern_dirs",
-    multiple=True,
-    type=click.Path(exists=True),
-    help="Extra signature folder or file (repeatable).",
-)
-@click.option(
-    "--lang",
-    type=click.Choice(["en", "zh"]),
-    default="en",
-    show_default=True,
-    help="Language of the headline and summary; ids stay English.",
-)
-@click.option(
-    "--engine",
-    type=click.Choice(["hyperscan", "re2"]),
-    default=None,
-    help="Automaton backend (default: re2; hyperscan is faster but see README).",
-)
-@click.option(
-    "--now",
-    type=click.DateTime(["%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S%z"]),
-    default=None,
-    help="The current time, for live logs: progress that stopped long before it is a hang "
-    "(default: the latest timestamp in the logs).",
-)
-@click.option(
-    "--hang-factor",
-    type=float,
-    default=10.0,
-    show_default=True,
-    help="A hang is progress stopped for this many times the rank's median step...",
-)
-@click.option(
-    "--hang-min-gap",
-    type=float,
-    default=300.0,
-    show_default=True,
-    help="...and at least this many seconds (longer during checkpoint saves).",
-)
-@click.option(
-    "--no-redact",
-    is_flag=True,
-    help="Show lines as logged: do not replace tokens, keys and passwords with [REDACTED].",
-)
-@click.option(
-    "--no-builtin",
-    is_flag=True,
-    help="Use only the signatures given with --patterns, not the built-in catalogue.",
-)
-@click.option(
-    "--no-signatures",
-    is_flag=True,
-    help="Turn every signature off (built-in and --patterns): the classifier alone decides.",
-)
-@click.option(
-    "--no-model",
-    is_flag=True,
-    help="Do not ask the classifier when no signature decides.",
-)
+@_analysis_options()
 @click.option(
     "--exit-code",
     "exit_code",
     is_flag=True,
     help="Exit with the recovery decision's code (0 none, 10 fix and resubmit, 200 restart, "
     "201 pod reschedule, 202 isolate and reschedule; see README).",
-)
-@click.option(
-    "--deadline",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
-    help="Answer within about this many seconds: tails of large files first, then the "
-    "rest while time remains (stats.complete says whether all was read).",
 )
 @click.option(
     "--workers",
@@ -142,39 +183,12 @@ def main() -> None:
     "single file, a small job or --deadline). Same verdict whatever the number.",
 )
 def analyze_cmd(
-    paths: tuple[str, ...],
-    fmt: str,
-    pattern_dirs: tuple[str, ...],
-    lang: str,
-    engine: str | None,
-    now: datetime | None,
-    hang_factor: float,
-    hang_min_gap: float,
-    no_redact: bool,
-    no_builtin: bool,
-    no_signatures: bool,
-    no_model: bool,
-    exit_code: bool,
-    deadline: float | None,
-    workers: int | None,
+    paths: tuple[str, ...], fmt: str, exit_code: bool, workers: int | None, **options: Any
 ) -> None:
     """Analyse the logs of one job and print its root-cause verdict."""
+    settings = _settings(options, workers or os.cpu_count() or 1)
     try:
-        verdict = analyze(
-            list(paths),
-            workers=workers or os.cpu_count() or 1,
-            patterns=pattern_dirs,
-            builtin_patterns=not no_builtin,
-            signatures=not no_signatures,
-            model=not no_model,
-            deadline=deadline,
-            engine=engine,
-            lang=lang,
-            now=now,
-            hang_factor=hang_factor,
-            hang_min_gap=hang_min_gap,
-            redact=not no_redact,
-        )
+        verdict = analyze(list(paths), settings)
     except PatternError as e:
         raise click.UsageError(str(e)) from None
     if fmt == "json":
@@ -194,7 +208,7 @@ def analyze_cmd(
     else:
         from .sinks import text
 
-        click.echo(text.render(verdict, lang))
+        click.echo(text.render(verdict, settings.lang))
     if verdict.stats.files == 0 and (verdict.stats.unreadable or verdict.stats.skipped):
         sys.exit(EXIT_UNREADABLE)
     if exit_code:
@@ -214,35 +228,15 @@ EXIT_HANG = 5
     "--interval", type=float, default=2.0, show_default=True, help="Seconds between polls."
 )
 @click.option(
-    "--hang-factor",
-    type=float,
-    default=10.0,
-    show_default=True,
-    help="A hang is a gap this many times the rank's median step time...",
-)
-@click.option(
-    "--hang-min-gap",
-    type=float,
-    default=300.0,
-    show_default=True,
-    help="...and at least this many seconds.",
-)
-@click.option(
     "--exit-on",
     default="",
     help="Comma-separated: failure, hang, finished. "
     "Exit at the first such event (exit code 4, 5 or 0).",
 )
 @click.option("--timeout", type=float, default=None, help="Stop after this many seconds.")
-@click.option("--patterns", "pattern_dirs", multiple=True, type=click.Path(exists=True))
+@_analysis_options("now", "deadline")
 def watch_cmd(
-    paths: tuple[str, ...],
-    interval: float,
-    hang_factor: float,
-    hang_min_gap: float,
-    exit_on: str,
-    timeout: float | None,
-    pattern_dirs: tuple[str, ...],
+    paths: tuple[str, ...], interval: float, exit_on: str, timeout: float | None, **options: Any
 ) -> None:
     """Follow growing logs; print one JSON line per event (failure, hang_suspected,
     hang_confirmed, finished). Exit codes with --exit-on: 4 failure, 5 hang, 0 finished
@@ -256,9 +250,7 @@ def watch_cmd(
     if unknown:
         raise click.UsageError(f"--exit-on: unknown event(s) {', '.join(sorted(unknown))}")
     try:
-        watcher = Watcher(
-            list(paths), patterns=pattern_dirs, hang_factor=hang_factor, hang_min_gap=hang_min_gap
-        )
+        watcher = Watcher(list(paths), _settings(options))
     except PatternError as e:
         raise click.UsageError(str(e)) from None
     started = time.monotonic()
@@ -335,7 +327,7 @@ def patterns_test(directory: str | None, engine: str | None) -> None:
     failed = False
     for name in [engine] if engine else available_engines():
         try:
-            matcher = get_matcher(dirs, builtin=not directory, engine=name)
+            matcher = Settings(patterns=dirs, builtin_patterns=not directory, engine=name).matcher()
         except PatternError as e:
             click.echo(click.style(f"INVALID ({name}) {e}", fg="red"))
             failed = True
@@ -422,13 +414,6 @@ def explain(signature_id: str, pattern_dirs: tuple[str, ...]) -> None:
 
 @main.command("unknowns")
 @click.argument("jobs", nargs=-1, required=True)
-@click.option(
-    "--patterns",
-    "pattern_dirs",
-    multiple=True,
-    type=click.Path(exists=True),
-    help="Extra signature folder or file (repeatable): lines they match are known.",
-)
 @click.option("--top", type=int, default=20, show_default=True, help="Templates to list.")
 @click.option(
     "--suggest",
@@ -436,8 +421,9 @@ def explain(signature_id: str, pattern_dirs: tuple[str, ...]) -> None:
     help="Print a draft signature file (YAML) for the listed templates instead.",
 )
 @click.option("--family", default="local", show_default=True, help="Family of the drafts.")
+@_analysis_options("no_signatures", "no_model", "lang", "now", "hang_factor", "hang_min_gap")
 def unknowns_cmd(
-    jobs: tuple[str, ...], pattern_dirs: tuple[str, ...], top: int, suggest: bool, family: str
+    jobs: tuple[str, ...], top: int, suggest: bool, family: str, **options: Any
 ) -> None:
     """Error-looking lines no signature knows, clustered into templates.
 
@@ -446,18 +432,20 @@ def unknowns_cmd(
     and the jobs they appear in. With --suggest, a YAML signature is drafted per template:
     set its category (and check its regex), then pass the file with --patterns.
     """
-    from .analysis import scan_job
     from .suggest import draft_yaml
     from .templates import mine
 
+    settings = _settings(options)
     try:
-        matcher = get_matcher(pattern_dirs)
+        settings.matcher()
     except PatternError as e:
         raise click.UsageError(str(e)) from None
 
     def unmatched() -> Iterator[tuple[str, str]]:
         for job in jobs:
-            for line in scan_job([job], matcher).errors.all():
+            reading = Analyzer(settings)
+            reading.read_paths([job])
+            for line in reading.errors.all():
                 if not line.matched:
                     yield job, line.text
 
@@ -486,13 +474,13 @@ def unknowns_cmd(
     help="Verdicts of earlier attempts, one JSON object per line, oldest first.",
 )
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
-@click.option("--deadline", type=click.FloatRange(min=0, min_open=True), default=None)
+@_analysis_options()
 def decide_cmd(
     path: str,
     policy_file: str | None,
     history_file: str | None,
     fmt: str,
-    deadline: float | None,
+    **options: Any,
 ) -> None:
     """What a restart controller should do now, and exit with its code.
 
@@ -506,7 +494,8 @@ def decide_cmd(
         policy = load_policy(policy_file) if policy_file else None
         history = load_history(history_file) if history_file else []
         attempts = attempt_dirs(path) or [Path(path)]
-        verdicts = [analyze(str(a), deadline=deadline) for a in attempts]
+        settings = _settings(options)
+        verdicts = [analyze(str(a), settings) for a in attempts]
     except AnalyzerError as e:
         raise click.UsageError(str(e)) from None
     history += [Attempt.of(v) for v in verdicts[:-1]]
@@ -538,7 +527,7 @@ def decide_cmd(
 @click.option(
     "--depth", type=int, default=1, show_default=True, help="Levels below ROOT where jobs are."
 )
-@click.option("--deadline", type=click.FloatRange(min=0, min_open=True), default=None)
+@_analysis_options("engine", "now")
 @click.option(
     "--engine",
     "batch_engine",
@@ -554,9 +543,9 @@ def batch_cmd(
     findings_out: str | None,
     workers: int | None,
     depth: int,
-    deadline: float | None,
     batch_engine: str,
     master: str,
+    **options: Any,
 ) -> None:
     """Analyse every job under ROOT (a folder or archive per job) into one table.
 
@@ -566,12 +555,13 @@ def batch_cmd(
     from .batch import print_progress, run_batch, run_batch_spark
 
     findings = Path(findings_out) if findings_out else None
+    settings = _settings(options)
     if batch_engine == "spark":
         if Path(out).suffix.lower() != ".parquet":
             raise click.UsageError("--engine spark writes Parquet: --out must end in .parquet")
         res = run_batch_spark(
             list(roots), Path(out), findings_out=findings, master=master, depth=depth,
-            deadline=deadline,
+            settings=settings,
         )  # fmt: skip
     else:
         res = run_batch(
@@ -580,7 +570,7 @@ def batch_cmd(
             findings_out=findings,
             workers=workers,
             depth=depth,
-            deadline=deadline,
+            settings=settings,
             progress=print_progress if sys.stderr.isatty() else None,
         )
     click.echo(

@@ -1,22 +1,19 @@
-"""Reading a job's input files in order: streams through the scanner, and the account
-of what was read (files, lines, bytes, notes) that becomes Verdict.stats.
+"""The account of what a job's reading read (files, lines, bytes, notes), which becomes
+Verdict.stats, and whether a job is worth reading in several processes.
 
-One process calls scan_units on the whole job; a worker process calls it on its share
-(analyzer.workers), so both read every file the same way.
+The Analyzer (analyzer.analysis) keeps one; a worker process keeps its own for its share
+(analyzer.workers) and the parent absorbs it.
 """
 
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from .matcher import Matcher
-from .region import ErrorLines
-from .scan import DEADLINE_REACHED, FileScan, StreamScanner, YearRef
-from .sources import SourceNotes, Unit, open_unit
-from .types import Hit, LogTime
+from .scan import DEADLINE_REACHED, FileScan
+from .sources import SourceNotes, Unit
+from .types import LogTime
 
 
 @dataclass
@@ -67,36 +64,6 @@ class Reading:
             notes.append(
                 f"{fs.name}: {fs.truncated} line(s) longer than 1 MiB were cut for matching"
             )
-
-
-def scan_units(
-    units: Sequence[Unit],
-    matcher: Matcher,
-    redact: bool,
-    on_hit: Callable[[Hit], None],
-    errors: ErrorLines,
-    year: YearRef,
-    reading: Reading,
-    stop_at: float | None = None,
-    tail: int = 0,
-) -> None:
-    """Scan every stream of `units` in order; file indices continue from `reading`."""
-    scanner = StreamScanner(matcher, on_hit, year, redact, errors)
-    for unit in units:
-        for stream in open_unit(unit, reading.notes):
-            index = reading.streams
-            reading.streams += 1
-            if stop_at is not None and time.monotonic() > stop_at:
-                reading.unread += 1  # at least this one; opening the rest would cost more time
-                return
-            try:
-                fs = scanner.scan(stream, index, stop_at, tail)
-            except Exception as e:  # a bug must cost one file, not the restart decision
-                reading.notes.notes.append(
-                    f"{stream.name}: internal error, file skipped: {type(e).__name__}: {e}"
-                )
-                continue
-            reading.account(fs)
 
 
 # A job smaller than this is read in one process: forking costs more than it saves.

@@ -30,9 +30,8 @@ from typing import Any
 
 import yaml
 
-from .analysis import scan_job
+from .analysis import Analyzer, Settings
 from .classifier import FORMAT, MODEL_PATH, TOKEN, region_text
-from .matcher import Matcher
 from .signatures import PatternSet, load_patterns
 from .verdict import model_region
 
@@ -52,9 +51,11 @@ class Doc:
     source: str
 
 
-def _region(paths: list[str], matcher: Matcher) -> str:
-    job = scan_job(paths, matcher)
-    region, _ = model_region(job.errors, job.collector.evidence(None))
+def _region(paths: list[str], patterns: PatternSet) -> str:
+    """The region the verdict would show the model, read through the same Analyzer."""
+    job = Analyzer(Settings(patterns=patterns, model=False))
+    job.read_paths(paths)
+    region, _ = model_region(job.errors, job.evidence())
     return region_text([x.text for x in region])
 
 
@@ -62,17 +63,16 @@ def documents() -> list[Doc]:
     """Every training document, in a stable order."""
     # Progress signatures only: the region is what the verdict shows the model, the lines
     # after each file's last step; no failure signature may shape what it learns from.
-    progress = tuple(s for s in load_patterns().signatures if s.role == "progress")
-    matcher = Matcher(PatternSet(progress, ()))
+    progress = PatternSet(tuple(s for s in load_patterns().signatures if s.role == "progress"), ())
     docs = []
     for sources in sorted((CORPORA / "failures").glob("*/SOURCES.yaml")):
         for entry in yaml.safe_load(sources.read_text(encoding="utf-8")):
             path = sources.parent / entry["file"]
             docs.append(
-                Doc(_region([str(path)], matcher), sources.parent.name, entry["family"], str(path))
+                Doc(_region([str(path)], progress), sources.parent.name, entry["family"], str(path))
             )
     for run in sorted(p for p in (CORPORA / "clean").iterdir() if p.is_dir()):
-        docs.append(Doc(_region([str(run)], matcher), "none", f"clean-{run.name}", str(run)))
+        docs.append(Doc(_region([str(run)], progress), "none", f"clean-{run.name}", str(run)))
     for sig in load_patterns().signatures:
         positives = [ex["log"] for ex in sig.examples if ex["match"]]
         if sig.role == "cause" and sig.category != "unknown" and positives:

@@ -8,23 +8,17 @@ Memory stays bounded: findings collapse by template, timelines keep a fixed wind
 
 from __future__ import annotations
 
-import calendar
-import io
 import os
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .analysis import PathArg, get_matcher, get_rules
-from .correlate import Collector
-from .scan import StreamFeed, StreamScanner, YearRef
-from .sources import Stream, path_hints
-from .timeline import HANG_FACTOR, HANG_MIN_GAP
-from .types import Hit, LogTime, Stats, Verdict
-from .verdict import decide
+from .analysis import Analyzer, PathArg, Settings
+from .sources import SourceNotes, Unit, iter_units
+from .types import Hit, LogTime, Verdict
 
 _READ_CAP = 64 << 20  # per file and poll: one huge burst cannot stall the others
 
@@ -45,83 +39,58 @@ class WatchEvent:
 class _Followed:
     inode: int
     offset: int
-    feed: StreamFeed
 
 
 @dataclass
 class _Reported:
-    failures: set[tuple[str, int | None]] = field(default_factory=set)
+    failures: set[tuple[str | None, str, int]] = field(default_factory=set)
     suspected: set[tuple[int, int | None]] = field(default_factory=set)
     confirmed: set[tuple[int, int | None]] = field(default_factory=set)
     finished: bool = False
 
 
-def _local_naive_now(now: float) -> float:
-    """Log lines without a zone carry local wall time; compare them with local time."""
-    return now + (calendar.timegm(time.localtime(now)) - int(now))
-
-
 class Watcher:
-    """Follows paths and turns new lines into events; `verdict()` at any moment."""
+    """Follows paths and turns new lines into events; `verdict()` at any moment.
+
+    The job is one Analyzer fed as the files grow: the same signatures, rules,
+    classifier and verdict as `analyze`, and the same listing of inputs (a symbolic link
+    inside a watched folder is not followed, sources.iter_units). A `failure` event is a
+    new root cause of the verdict, so watch and analyze never disagree on what failed.
+    """
 
     def __init__(
         self,
         paths: Sequence[PathArg],
+        settings: Settings | None = None,
         *,
-        patterns: Sequence[PathArg] = (),
-        engine: str | None = None,
-        hang_factor: float = HANG_FACTOR,
-        hang_min_gap: float = HANG_MIN_GAP,
         clock: Callable[[], float] = time.time,
+        **options: Any,
     ) -> None:
-        self.paths = [Path(os.fspath(p)) for p in paths]
-        self.matcher = get_matcher(patterns, engine=engine)
-        self.rules = get_rules(patterns)
-        self.collector = Collector()
-        self.scanner = StreamScanner(self.matcher, self._on_hit, YearRef())
-        self.hang_factor, self.hang_min_gap = hang_factor, hang_min_gap
+        self.paths = [os.fspath(p) for p in paths]
+        self.job = Analyzer(replace(settings or Settings(), **options))
+        self.job.listen(self._on_hit)
         self.clock = clock
-        self._files: dict[Path, _Followed] = {}
-        self._new_hits: list[Hit] = []
+        self._files: dict[str, _Followed] = {}
+        self._fresh = False  # a hit other than progress since the last poll
         self._reported = _Reported()
-        self._next_index = 0
 
     def _on_hit(self, hit: Hit) -> None:
-        self.collector.add(hit)
         if hit.signature.role != "progress":
-            self._new_hits.append(hit)
+            self._fresh = True
 
-    def _discover(self) -> Iterator[Path]:
-        for p in self.paths:
-            if p.is_dir():
-                for dirpath, dirnames, filenames in os.walk(p):
-                    dirnames.sort()
-                    for fn in sorted(filenames):
-                        yield Path(dirpath) / fn
-            else:
-                yield p
-
-    def _name(self, path: Path) -> str:
-        for root in self.paths:
-            if root.is_dir() and path.is_relative_to(root):
-                return path.relative_to(root).as_posix()
-        return str(path)
-
-    def _read(self, path: Path) -> None:
+    def _read(self, unit: Unit) -> None:
+        if unit.path is None:
+            return
+        path = Path(unit.path)
         try:
             st = path.stat()
         except OSError:
             return
-        followed = self._files.get(path)
+        followed = self._files.get(unit.name)
         if followed is None or followed.inode != st.st_ino or st.st_size < followed.offset:
             if followed is not None:  # rotated or truncated: finish the old one, start over
-                followed.feed.close()
-            name = self._name(path)
-            rank, host = path_hints(name)
-            stream = Stream(name, io.BytesIO(), rank, host)  # fed by us, never read
-            followed = _Followed(st.st_ino, 0, self.scanner.open(stream, self._next_index))
-            self._next_index += 1
-            self._files[path] = followed
+                self.job.close(unit.name)
+            followed = self._files[unit.name] = _Followed(st.st_ino, 0)
         if st.st_size == followed.offset:
             return
         try:
@@ -131,28 +100,38 @@ class Watcher:
         except OSError:
             return
         followed.offset += len(data)
-        followed.feed.feed(data)
+        self.job.feed(unit.name, data)
+
+    def _now(self) -> datetime:
+        """Log lines without a zone carry local wall time: compare them with local time."""
+        return datetime.fromtimestamp(self.clock())
 
     def poll(self) -> list[WatchEvent]:
         """Read what was appended since the last poll and return the new events."""
-        for path in self._discover():
-            self._read(path)
+        for unit in iter_units(self.paths, SourceNotes()):
+            self._read(unit)
         now = self.clock()
         stamp = datetime.fromtimestamp(now, tz=timezone.utc).isoformat(timespec="seconds")
-        events = [self._failure_event(h, stamp) for h in self._new_failures()]
-        self._new_hits = []
-        if self.collector.completed and not self._reported.finished:
+        events = []
+        if self._fresh:
+            self._fresh = False
+            failure = self._failure_event(self.verdict(), stamp)
+            if failure is not None:
+                events.append(failure)
+        completed = self.job.collector.completed
+        if completed and not self._reported.finished:
             self._reported.finished = True
             events.append(WatchEvent("finished", stamp, {}))
-        end = LogTime(_local_naive_now(now))
+        s = self.job.settings
+        end = LogTime(self._now().replace(tzinfo=timezone.utc).timestamp())
         for kind, factor, seen in (
             ("hang_suspected", 0.5, self._reported.suspected),
             ("hang_confirmed", 1.0, self._reported.confirmed),
         ):
-            if self.collector.completed:
+            if completed:
                 break
-            for st in self.collector.timeline.stalls(
-                end, self.hang_factor * factor, self.hang_min_gap * factor
+            for st in self.job.collector.timeline.stalls(
+                end, s.hang_factor * factor, s.hang_min_gap * factor
             ):
                 key = (st.stream.file_index, st.stream.rank)
                 if key in seen:
@@ -174,39 +153,32 @@ class Watcher:
                 )
         return events
 
-    def _new_failures(self) -> Iterator[Hit]:
-        for h in self._new_hits:
-            sig = h.signature
-            deciding = sig.role == "cause" and sig.severity in ("fatal", "error")
-            if not (deciding or (sig.role == "symptom" and sig.severity == "fatal")):
-                continue
-            key = (sig.id, h.rank)
-            if key not in self._reported.failures:
-                self._reported.failures.add(key)
-                yield h
-
-    @staticmethod
-    def _failure_event(h: Hit, stamp: str) -> WatchEvent:
-        sig = h.signature
+    def _failure_event(self, v: Verdict, stamp: str) -> WatchEvent | None:
+        """The verdict's root cause, if it is a failure not reported before (a hang is
+        reported by the hang events)."""
+        rc = v.root_cause
+        if rc is None or v.category in ("none", "hang"):
+            return None
+        key = (rc.signature, rc.file, rc.line)
+        if key in self._reported.failures:
+            return None
+        self._reported.failures.add(key)
         return WatchEvent(
             "failure",
             stamp,
             {
-                "category": sig.category,
-                "role": sig.role,
-                "signature": sig.id,
-                "file": h.file,
-                "line": h.line,
-                "rank": h.rank,
-                "text": h.text,
+                "category": v.category,
+                "recovery": v.recovery,
+                "decided_by": v.decided_by,
+                "signature": rc.signature,
+                "file": rc.file,
+                "line": rc.line,
+                "rank": rc.rank,
+                "host": rc.host,
+                "text": rc.text,
             },
         )
 
     def verdict(self) -> Verdict:
         """The verdict on everything read so far, with the wall clock as the end of time."""
-        lines = sum(f.feed.fs.lines for f in self._files.values())
-        nbytes = sum(f.feed.fs.bytes for f in self._files.values())
-        stats = Stats(len(self._files), lines, nbytes, 0.0, (), engine=self.matcher.automaton.name)
-        now = LogTime(_local_naive_now(self.clock()))
-        evidence = self.collector.evidence(now, self.hang_factor, self.hang_min_gap)
-        return decide(evidence, stats, rules=self.rules)
+        return self.job.verdict(self._now())

@@ -24,18 +24,17 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
-from .correlate import Collector
+from .analysis import Analyzer, Settings
 from .matcher import Matcher
-from .reading import Reading, scan_units
+from .reading import Reading
 from .region import ErrorLines
-from .scan import LINE_CAP, SEGMENT, FileScan, StreamScanner, YearRef
-from .sources import SourceNotes, Stream, Unit, open_unit, path_hints
+from .scan import LINE_CAP, SEGMENT, FileScan, YearRef
+from .sources import SourceNotes, Unit, open_unit
 from .types import Hit, LogTime
 
 _MAX_SHIPPED = 100_000
-_shared: tuple[Matcher, bool] | None = None  # set before forking, inherited by workers
+_shared: tuple[Settings, Matcher] | None = None  # set before forking, inherited by workers
 
 
 @dataclass(frozen=True)
@@ -107,25 +106,20 @@ def plan(units: Sequence[Unit]) -> list[Task]:
     return tasks
 
 
-def read(task: Task, matcher: Matcher, redact: bool, sink: Callable[[Hit], None]) -> Shipment:
-    """Read one task with fresh state, as a worker does; hits go to `sink`."""
-    out = Shipment(task)
+def read(task: Task, settings: Settings, matcher: Matcher, sink: Callable[[Hit], None]) -> Shipment:
+    """Read one task with a fresh Analyzer, as a worker does; hits go to `sink`."""
+    job = Analyzer(settings, on_hit=sink, matcher=matcher)
+    out = Shipment(task, errors=job.errors, year=job.year, reading=job.reading)
     if not task.end:
-        scan_units([task.unit], matcher, redact, sink, out.errors, out.year, out.reading)
-        return out
-    assert task.unit.path is not None
-    scanner = StreamScanner(matcher, sink, out.year, redact, out.errors)
-    rank, host = path_hints(task.unit.name)
-    path = Path(task.unit.path)
-    with path.open("rb") as f:
-        stream = Stream(task.unit.name, f, rank, host, None, path, task.end)
-        out.part = scanner.scan_part(stream, 0, task.start, task.end, task.last)
+        job.read([task.unit])
+    else:
+        out.part = job.read_part(task.unit, task.start, task.end, task.last)
     return out
 
 
 def _work(task: Task) -> Shipment:
     assert _shared is not None
-    matcher, redact = _shared
+    settings, matcher = _shared
     hits: list[Hit] = []
     overflow = False
 
@@ -136,7 +130,7 @@ def _work(task: Task) -> Shipment:
         else:
             overflow = True
 
-    out = read(task, matcher, redact, ship)
+    out = read(task, settings, matcher, ship)
     if overflow:
         return Shipment(task, overflow=True)
     out.hits = hits
@@ -144,11 +138,11 @@ def _work(task: Task) -> Shipment:
 
 
 def fan_out(
-    tasks: Sequence[Task], matcher: Matcher, redact: bool, workers: int
+    tasks: Sequence[Task], settings: Settings, matcher: Matcher, workers: int
 ) -> Iterator[Shipment]:
     """Each task read in a worker, yielded in input order."""
     global _shared
-    _shared = (matcher, redact)
+    _shared = (settings, matcher)
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(min(workers, len(tasks)), mp_context=context) as pool:
         yield from pool.map(_work, tasks)
@@ -157,16 +151,10 @@ def fan_out(
 class Merger:
     """Adds shipments to the job as if one process had read them just now."""
 
-    def __init__(
-        self,
-        matcher: Matcher,
-        collector: Collector,
-        errors: ErrorLines,
-        year: YearRef,
-        reading: Reading,
-    ) -> None:
-        self.collector, self.errors, self.year, self.reading = collector, errors, year, reading
-        self._by_id = {s.id: s for s in matcher.signatures}
+    def __init__(self, job: Analyzer) -> None:
+        self.job = job
+        self.errors, self.year, self.reading = job.errors, job.year, job.reading
+        self._by_id = {s.id: s for s in job.matcher.signatures}
         self._file: FileScan | None = None  # the file whose parts are being merged
         # the current task's fixes, set by sink()
         self._base = self._lines = 0
@@ -187,7 +175,7 @@ class Merger:
             return t.with_year(fix) if t is not None and fix is not None and t.inferred else t
 
         self._when = when
-        by_id, add = self._by_id, self.collector.add
+        by_id, add = self._by_id, self.job.collect
 
         def put(hit: Hit) -> None:
             add(
@@ -234,13 +222,12 @@ class Merger:
             self._file = None
 
 
-def scan_tasks(
-    tasks: Sequence[Task], merger: Merger, matcher: Matcher, redact: bool, workers: int
-) -> None:
+def scan_tasks(tasks: Sequence[Task], merger: Merger, settings: Settings, workers: int) -> None:
     """Every task read by the workers and merged in order."""
-    for shipment in fan_out(tasks, matcher, redact, workers):
+    matcher = merger.job.matcher
+    for shipment in fan_out(tasks, settings, matcher, workers):
         if shipment.overflow:  # too many hits to ship: read here, straight into the job
-            shipment = read(shipment.task, matcher, redact, merger.sink(shipment.task))
+            shipment = read(shipment.task, settings, matcher, merger.sink(shipment.task))
         else:
             put = merger.sink(shipment.task)
             for hit in shipment.hits:

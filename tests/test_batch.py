@@ -76,10 +76,10 @@ def test_a_broken_job_is_a_row_with_its_error(tmp_path: Path, monkeypatch) -> No
     _jobs(tmp_path / "root", 2)
     real = batch.analyze
 
-    def flaky(path, **kw):  # type: ignore[no-untyped-def]
+    def flaky(path, *args, **kw):  # type: ignore[no-untyped-def]
         if Path(path).name == "job-001":
             raise RuntimeError("simulated bug")
-        return real(path, **kw)
+        return real(path, *args, **kw)
 
     monkeypatch.setattr(batch, "analyze", flaky)
     out = tmp_path / "v.csv"

@@ -9,7 +9,7 @@ import pytest
 from conftest import DEMO_PATTERNS
 
 from analyzer import analyze
-from analyzer.analysis import get_matcher, scan_job
+from analyzer.analysis import Analyzer, Settings
 from analyzer.automaton import build
 from analyzer.region import ERROR_LINE
 from analyzer.scan import BLOCK, LINE_CAP
@@ -141,11 +141,15 @@ def _step(rank: int, step: int) -> str:
 
 def _sampled_and_full(log: Path, engine: str, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
     """The job read with the sampling automaton, then with one that reports every line."""
-    matcher = get_matcher(engine=engine)
-    sampled = scan_job([str(log)], matcher)
+    settings = Settings(engine=engine)
+    sampled = Analyzer(settings)
+    sampled.read_paths([str(log)])
+    matcher = settings.matcher()
     every = [*iter_regexes(matcher.signatures), (matcher.error_index, ERROR_LINE)]
     monkeypatch.setattr(matcher, "automaton", build(every, engine))
-    return sampled, scan_job([str(log)], matcher)
+    full = Analyzer(settings)
+    full.read_paths([str(log)])
+    return sampled, full
 
 
 def test_sampling_keeps_timeline_and_error_region_exact(

@@ -11,14 +11,14 @@ import yaml
 from conftest import DEMO_PATTERNS
 
 from analyzer import automaton, signatures
-from analyzer.analysis import get_matcher
+from analyzer.analysis import Settings
 from analyzer.automaton import available_engines
 from analyzer.matcher import Matcher
 from analyzer.signatures import KEY_ORDER, load_patterns
 from analyzer.types import PatternError
 
 BUILTIN = load_patterns()
-_MATCHERS = {e: get_matcher(engine=e) for e in available_engines()}
+_MATCHERS = {e: Settings(engine=e).matcher() for e in available_engines()}
 
 
 def _example_cases() -> list[tuple[str, str, int]]:
