@@ -1,20 +1,23 @@
 """ha-analyze: root-cause analysis of failed GPU/NPU training jobs from their logs.
 
-Public API: `analyze()`, `load_patterns()` and the result types. Importing this package
+Public API: `analyze()`, `Analyzer` and `Settings`, `load_patterns()` and the result
+types. Importing this package
 stays cheap (no pandas, pyarrow or scikit-learn) because restart controllers import it.
 """
 
-from .analysis import analyze
+from .analysis import Analyzer, Settings, analyze
 from .signatures import PatternSet, load_patterns
 from .types import AnalyzerError, Finding, LogTime, PatternError, RootCause, Stats, Verdict
 
 __all__ = [
+    "Analyzer",
     "AnalyzerError",
     "Finding",
     "LogTime",
     "PatternError",
     "PatternSet",
     "RootCause",
+    "Settings",
     "Stats",
     "Verdict",
     "analyze",

@@ -25,14 +25,17 @@ from . import classifier
 from .automaton import available_engines
 from .cascade import Rule, load_rules
 from .correlate import Collector, Evidence
+from .formats import Fields, format_files
+from .formats import load as load_formats
+from .job import JobBuilder, JobModel, path_who
 from .matcher import Matcher
 from .reading import Reading, worth_forking
 from .region import ErrorLines
 from .scan import FileScan, StreamFeed, StreamScanner, YearRef
 from .signatures import PatternSet, builtin_dir, load_patterns
-from .sources import Stream, Unit, iter_units, open_unit, path_hints
+from .sources import Stream, Unit, iter_units, open_unit
 from .timeline import HANG_FACTOR, HANG_MIN_GAP
-from .types import AnalyzerError, Hit, LogTime, Stats, Verdict
+from .types import AnalyzerError, Hit, LogTime, Stats, Verdict, Who
 from .verdict import decide
 
 PathArg = str | os.PathLike[str]
@@ -149,7 +152,9 @@ def _fingerprint(extra: Sequence[str]) -> tuple[tuple[str, int, int], ...]:
 def _matcher(
     extra: tuple[str, ...], builtin: bool, engine: str | None, _key: tuple[object, ...]
 ) -> Matcher:
-    return Matcher(load_patterns(extra, builtin=builtin), engine)
+    # built-in line formats always: --no-builtin is about signatures, not about reading
+    formats = load_formats(format_files(builtin_dir(), extra))
+    return Matcher(load_patterns(extra, builtin=builtin), engine, formats)
 
 
 _BY_SET: dict[tuple[int, str | None], tuple[PatternSet, Matcher]] = {}
@@ -194,18 +199,35 @@ class Analyzer:
         self.errors = ErrorLines()
         self.reading = Reading()
         self.year = YearRef()
+        self.builder = JobBuilder()
         self._listeners: list[Callable[[Hit], None]] = []
         self.scanner = StreamScanner(
-            self.matcher, on_hit or self.collect, self.year, self.settings.redact, self.errors
+            self.matcher,
+            on_hit or self.collect,
+            self.year,
+            self.settings.redact,
+            self.errors,
+            self._fact,
         )
         self._feeds: dict[str, StreamFeed] = {}
         self._started = time.perf_counter()
 
     def collect(self, hit: Hit) -> None:
         """One hit into the job (the scanner's callback; workers' hits come here too)."""
+        self.builder.see(hit.file_index, hit.file, hit.who)
         self.collector.add(hit)
         for listen in self._listeners:
             listen(hit)
+
+    def _fact(
+        self, file_index: int, name: str, line: int, k: int, fields: Fields, who: Who
+    ) -> None:
+        block = self.matcher.formats.facts[k].block
+        self.builder.fact(file_index, name, line, block, fields, who)
+
+    def model(self) -> JobModel:
+        """The job model of what was read so far: who logged each line."""
+        return self.builder.build()
 
     def listen(self, callback: Callable[[Hit], None]) -> None:
         """Also call `callback` with every hit collected (watch reports new failures)."""
@@ -215,9 +237,10 @@ class Analyzer:
         """Bytes of stream `name` (its path in the bundle names rank and host)."""
         feed = self._feeds.get(name)
         if feed is None:
-            rank, host = path_hints(name)
-            stream = Stream(name, io.BytesIO(), rank, host)  # fed by the caller, never read
-            feed = self._feeds[name] = self.scanner.open(stream, self._next_stream())
+            stream = Stream(name, io.BytesIO(), path_who(name))  # fed by the caller, never read
+            index = self._next_stream()
+            self.builder.names[index] = name
+            feed = self._feeds[name] = self.scanner.open(stream, index)
         feed.feed(data)
 
     def close(self, name: str) -> None:
@@ -241,6 +264,7 @@ class Analyzer:
         for unit in units:
             for stream in open_unit(unit, self.reading.notes):
                 index = self._next_stream()
+                self.builder.names[index] = stream.name  # a file of the job, hits or not
                 if stop_at is not None and time.monotonic() > stop_at:
                     self.reading.unread += 1  # at least this one; opening the rest costs more
                     return
@@ -256,15 +280,16 @@ class Analyzer:
     def read_part(self, unit: Unit, start: int, end: int, last: bool) -> FileScan:
         """Bytes [start, end) of a plain file, as a worker reads its part of one."""
         assert unit.path is not None
-        rank, host = path_hints(unit.name)
         path = Path(unit.path)
+        self.builder.names[0] = unit.name
         with path.open("rb") as f:
-            stream = Stream(unit.name, f, rank, host, None, path, end)
+            stream = Stream(unit.name, f, path_who(unit.name), None, path, end)
             return self.scanner.scan_part(stream, 0, start, end, last)
 
     def read_paths(self, paths: Sequence[str], stop_at: float | None = None, tail: int = 0) -> None:
         """Every input under `paths`, in workers when the settings ask and it pays."""
         units = list(iter_units(paths, self.reading.notes))
+        self.year.anchor(units, stop_at)
         workers = self.settings.workers
         if workers > 1 and stop_at is None and worth_forking(units):
             # imported here: multiprocessing (and pickle) stay out of a controller's
@@ -301,7 +326,7 @@ class Analyzer:
         ends = list(self.reading.ends)
         ends += [f.fs.last_time for f in self._feeds.values() if f.fs.last_time is not None]
         end = _end_of_evidence(self.collector.latest, ends, now or s.now)
-        return self.collector.evidence(end, s.hang_factor, s.hang_min_gap)
+        return self.collector.evidence(end, self.model(), s.hang_factor, s.hang_min_gap)
 
     def verdict(self, now: datetime | None = None) -> Verdict:
         """The root-cause verdict on everything read so far; `now` overrides the

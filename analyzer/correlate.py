@@ -13,11 +13,12 @@ import re
 import statistics
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from .job import JobModel
 from .lines import strip_prefix
 from .timeline import HANG_FACTOR, HANG_MIN_GAP, Stall, Timeline
-from .types import ClockSkew, Finding, Hit, LogTime, RankEvent, RankProgress
+from .types import ClockSkew, Finding, Hit, LogTime, RankEvent, RankProgress, Who
 
 _MASK = re.compile(r"0x[0-9a-fA-F]+|\d+")
 _MAX_RANKS = 100_000
@@ -45,6 +46,12 @@ def order_key(hit: Hit, shift: float = 0.0) -> tuple[int, int, float, int, int]:
     )
 
 
+def resolve(hit: Hit, job: JobModel) -> Hit:
+    """The hit with the identity the job model gives it (rank, host, device)."""
+    ident = job.identity(hit.file_index, hit.who, hit.line)
+    return replace(hit, rank=ident.rank, host=ident.host, identity=ident)
+
+
 def template(text: str) -> str:
     return _MASK.sub("#", strip_prefix(text).text)[:300]
 
@@ -63,19 +70,17 @@ class Evidence:
     timeline: Timeline
     end: LogTime | None  # the end of the evidence in time
     clock_skew: tuple[ClockSkew, ...]  # streams whose clocks disagree by a second or more
-    # Files whose lines name exactly one rank: it beats a rank read from the path, which
-    # may be a local rank (torchrun's attempt_0/<local_rank>/ folders)
-    file_rank: Mapping[int, int]
-    # Candidates (signature id, file, rank) after every one of whose lines the same stream
-    # went on training: whatever the line said, it did not stop the run
-    survived: frozenset[tuple[str, int, int | None]] = frozenset()
+    job: JobModel  # who is who: every hit, stream and finding here is resolved through it
+    # Candidates (signature id, file, channel) after every one of whose lines the same
+    # stream went on training: whatever the line said, it did not stop the run
+    survived: frozenset[tuple[str, int, str]] = frozenset()
 
 
 @dataclass
 class _Group:
     first: Hit
     count: int = 0
-    ranks: set[int] = field(default_factory=set)
+    whos: set[tuple[int, Who]] = field(default_factory=set)  # who logged its lines
     files: set[int] = field(default_factory=set)
     last_time: LogTime | None = None
 
@@ -83,7 +88,6 @@ class _Group:
 # Categories whose evidence sits beside progress by nature: a NaN loss is printed in the
 # step line, a hang's last progress is the evidence itself.
 _GO_ON = frozenset({"numerical_error", "hang"})
-_MAX_WAITING = 256
 
 
 class Collector:
@@ -91,17 +95,13 @@ class Collector:
 
     def __init__(self) -> None:
         self._groups: dict[tuple[str, str], _Group] = {}
-        self._candidates: dict[tuple[str, int, int | None], Hit] = {}
+        self._candidates: dict[tuple[str, int, str], Hit] = {}
         self.counts: Counter[str] = Counter()
         self.completed = False
         self.timeline = Timeline()
-        self._named: dict[int, set[int]] = {}  # ranks the lines of each file name
-        # per progress stream: cause lines still waiting to see whether training went on,
-        # with the stream's step and step count when they appeared
-        self._waiting: dict[
-            tuple[int, int | None], list[tuple[tuple[str, int, int | None], int | None, int]]
-        ] = {}
-        self._unsurvived: Counter[tuple[str, int, int | None]] = Counter()
+        # each cause candidate's last line: where its process's streams stood then
+        self._cause_at: dict[tuple[str, int, str], dict[tuple[int, str], tuple[int | None, int]]]
+        self._cause_at = {}
         self.latest: LogTime | None = None  # the latest wall-clock time any hit carries
 
     def add(self, hit: Hit) -> None:
@@ -111,13 +111,8 @@ class Collector:
             and (self.latest is None or hit.time.epoch > self.latest.epoch)
         ):
             self.latest = hit.time
-        if hit.rank is not None and not hit.rank_from_path:
-            named = self._named.setdefault(hit.file_index, set())
-            if len(named) < 2:
-                named.add(hit.rank)
         if hit.signature.role == "progress":
             self.timeline.add(hit)
-            self._went_on(hit)
             return
         self.counts[hit.signature.id] += 1
         self.completed = self.completed or hit.signature.completion
@@ -134,8 +129,8 @@ class Collector:
         ) and hit.context:
             g.first = hit
         g.count += 1
-        if hit.rank is not None and len(g.ranks) < _MAX_RANKS:
-            g.ranks.add(hit.rank)
+        if len(g.whos) < _MAX_RANKS:
+            g.whos.add((hit.file_index, hit.who))
         g.files.add(hit.file_index)
         if (
             hit.time
@@ -143,57 +138,52 @@ class Collector:
             and (g.last_time is None or hit.time.epoch > g.last_time.epoch)
         ):
             g.last_time = hit.time
-        ckey = (hit.signature.id, hit.file_index, hit.rank)
+        ckey = (hit.signature.id, *hit.stream_key)
         if ckey not in self._candidates or hit.signature.evidence == "last":
             self._candidates[ckey] = hit
         if hit.signature.role == "cause" and hit.signature.category not in _GO_ON:
-            skey = (hit.file_index, hit.rank)
-            waiting = self._waiting.setdefault(skey, [])
-            if len(waiting) < _MAX_WAITING:
-                s = self.timeline.streams.get(skey)
-                waiting.append((ckey, s.last_step if s else None, s.count if s else 0))
-                self._unsurvived[ckey] += 1
-            else:
-                self._unsurvived[ckey] += 1 << 20  # not tracked: never counts as survived
+            streams = self.timeline.of_process(hit.file_index, hit.who.slot)
+            self._cause_at[ckey] = {st.key: (st.last_step, st.count) for st in streams}
 
-    def _went_on(self, progress: Hit) -> None:
-        """Settle the cause lines this stream has now trained past.
+    def _survived(self) -> frozenset[tuple[str, int, str]]:
+        """The cause candidates whose process logged two more steps after their last line.
 
-        Two more steps, not one: data-parallel ranks move in lockstep, so a rank may log
-        the step it had finished when a peer failed, but never two.
+        Two, not one: data-parallel ranks move in lockstep, so a rank may log the step it
+        had finished when a peer failed, but never two.
         """
-        skey = (progress.file_index, progress.rank)
-        waiting = self._waiting.get(skey)
-        if not waiting:
-            return
-        s = self.timeline.streams[skey]
-        keep = []
-        for ckey, step, count in waiting:
-            if (step is not None and s.last_step is not None and s.last_step >= step + 2) or (
-                step is None and s.count >= count + 2
-            ):
-                self._unsurvived[ckey] -= 1
-            else:
-                keep.append((ckey, step, count))
-        self._waiting[skey] = keep
+        return frozenset(
+            ckey
+            for ckey, then in self._cause_at.items()
+            if self.timeline.trained_past(ckey[1], ckey[2], then)
+        )
 
     def evidence(
         self,
         end: LogTime | None,
+        job: JobModel,
         hang_factor: float = HANG_FACTOR,
         hang_min_gap: float = HANG_MIN_GAP,
     ) -> Evidence:
-        """Everything the verdict rests on; `end` is the end of the evidence in time."""
+        """Everything the verdict rests on, every line resolved through the job model;
+        `end` is the end of the evidence in time."""
+        self.timeline.resolve(job)
         offsets = self.timeline.clock_offsets()
+        # A clock is a file's (its writer's node), so a line of the file outside any
+        # progress stream (a traceback the trainer's step lines do not name) shares it.
+        by_file: dict[int, list[float]] = {}
         by_host: dict[str, list[float]] = {}
-        for (file_index, rank), off in offsets.items():
-            host = self.timeline.streams[(file_index, rank)].host
+        for key, off in offsets.items():
+            by_file.setdefault(key[0], []).append(off)
+            host = self.timeline.streams[key].host
             if host:
                 by_host.setdefault(host, []).append(off)
+        file_offset = {f: statistics.median(v) for f, v in by_file.items()}
         host_offset = {h: statistics.median(v) for h, v in by_host.items()}
 
         def shift(h: Hit) -> float:
-            return offsets.get((h.file_index, h.rank), host_offset.get(h.host or "", 0.0))
+            if h.stream_key in offsets:
+                return offsets[h.stream_key]
+            return file_offset.get(h.file_index, host_offset.get(h.host or "", 0.0))
 
         stalls = self.timeline.stalls(end, hang_factor, hang_min_gap, offsets)
         stalled = {id(st.stream): st.gap for st in stalls}
@@ -212,11 +202,12 @@ class Collector:
                 self.timeline.streams.values(), key=lambda s: (s.file_index, s.rank or 0)
             )
         )
-        candidates = sorted(self._candidates.values(), key=lambda h: order_key(h, shift(h)))
-        best: dict[tuple[int, int | None], Hit] = {}
+        resolved = [resolve(h, job) for h in self._candidates.values()]
+        candidates = sorted(resolved, key=lambda h: order_key(h, shift(h)))
+        best: dict[tuple[int, str], Hit] = {}
         for h in candidates:
             if h.signature.severity != "info":
-                best.setdefault((h.file_index, h.rank), h)
+                best.setdefault(h.stream_key, h)
         events = tuple(
             RankEvent(
                 file=h.file,
@@ -235,7 +226,7 @@ class Collector:
         )
         return Evidence(
             candidates=candidates,
-            findings=self.findings(),
+            findings=self.findings(job),
             counts=self.counts,
             completed=self.completed,
             stalls=stalls,
@@ -243,8 +234,8 @@ class Collector:
             events=events,
             timeline=self.timeline,
             end=end,
-            file_rank={i: next(iter(r)) for i, r in self._named.items() if len(r) == 1},
-            survived=frozenset(k for k, n in self._unsurvived.items() if n == 0),
+            job=job,
+            survived=self._survived(),
             clock_skew=tuple(
                 ClockSkew(s.file, s.rank, s.host, offsets[key])
                 for key, s in self.timeline.streams.items()
@@ -252,11 +243,12 @@ class Collector:
             ),
         )
 
-    def findings(self) -> list[Finding]:
+    def findings(self, job: JobModel) -> list[Finding]:
         """Every finding, in the order a reader should see them (best candidates first)."""
-        out = [
-            Finding(g.first, g.count, tuple(sorted(g.ranks)), len(g.files), g.last_time)
-            for g in self._groups.values()
-        ]
+        out = []
+        for g in self._groups.values():
+            ranks = {job.identity(i, who).rank for i, who in g.whos}
+            known = tuple(sorted(r for r in ranks if r is not None))
+            out.append(Finding(resolve(g.first, job), g.count, known, len(g.files), g.last_time))
         out.sort(key=lambda f: order_key(f.first))
         return out

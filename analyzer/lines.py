@@ -8,70 +8,26 @@ from __future__ import annotations
 
 import calendar
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
+from .formats import Fields, Formats
+from .formats import builtin as builtin_formats
 from .types import LogTime
 
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 
-# Prefixes that launchers put in front of every line of a rank: torchrun --tee / log
-# redirects ("[rank3]:", "[default3]:"), srun -l / deepspeed ("3: "), mpirun
-# --tag-output ("[1,3]<stdout>:"), horovodrun ("Tue Nov 10 10:05:04 2020[13]<stderr>:").
-# The rank prefix a launcher puts before each line of a merged console (torchrun's
-# `[rank3]:`/`[default3]:`, srun --label's `3: `), over bytes: the key by which step
-# lines are sampled per rank (automaton.Sampler, scan).
-CONSOLE_RANK = re.compile(rb"(?:\[(?:rank|default)(\d{1,6})\]:|(\d{1,6}): )")
-
-
-def console_rank(block: bytes, start: int) -> bytes:
-    """The rank a merged console's line at `start` belongs to, b"" if none."""
-    m = CONSOLE_RANK.match(block, start)
-    return (m.group(1) or m.group(2)) if m else b""
-
-
-_RANK_PREFIX = re.compile(
-    r"\[(?:rank|default)(?P<a>\d{1,6})\]:[ ]?"
-    r"|(?P<b>\d{1,6}): "
-    r"|\[\d+,(?P<c>\d{1,6})\]<std(?:out|err)>:[ ]?"
-    r"|(?:[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4})?"
-    r"\[(?P<d>\d{1,6})\]<std(?:out|err)>:[ ]?"
-)
-# Ranks named inside a message: ProcessGroupNCCL "[PG ID 0 ... Rank 3]", "[Rank 3]",
-# torch_npu "(PID:1506967, Device:1, RankID:1)", "rank=3", "Rank[2]".
-_RANK_INLINE = re.compile(
-    r"\[(?:PG [^\]]{0,80})?Rank (?P<a>\d{1,6})\]"
-    r"|RankID:(?P<b>\d{1,6})\b"
-    r"|\brank[=:](?P<c>\d{1,6})\b"
-    r"|\bRank\[(?P<d>\d{1,6})\]"
-)
-# Hosts: syslog "Nov 29 10:00:01 node3 kernel:", NCCL "node3:1234:5678 [0] NCCL".
-_HOST_SYSLOG = re.compile(
-    r"^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d (?P<h>[\w.-]+) \w[\w\-/.]*(?:\[\d+\])?:"
-)
-_HOST_NCCL = re.compile(r"(?:^|\s)(?P<h>[A-Za-z][\w.-]*):\d+:\d+ \[\d+\] ")
-
 _MONTHS = {m: i for i, m in enumerate(calendar.month_abbr) if m}
-
-
-# pdsh / DeepSpeed multi-node launchers put the host first: "worker-1: ", "10.0.0.5: ",
-# "node017: ". Tool and device prefixes ("accept4: ", "e1000e: ", "nvme0n1: ", "sda1: ")
-# must not qualify, so a host is an IPv4 address, a hyphenated name ending in a digit, or
-# letters followed by at least three digits. Programs that print "name-host: " themselves
-# (slurmstepd-c117: error: ...) are excluded by name.
-_HOST_PREFIX = re.compile(
-    r"(?!slurmstepd|srun|sbatch|salloc)"
-    r"(?P<h>\d{1,3}(?:\.\d{1,3}){3}|[a-z][a-z0-9]*(?:-[a-z0-9]+)*-[a-z0-9]*\d|[a-z]+\d{3,}): "
-)
 
 
 @dataclass(frozen=True)
 class Message:
-    """A line as the signatures see it."""
+    """A line as the signatures see it: its launcher prefixes removed, and what they
+    said (fields of analyzer.formats: rank, local_rank, task, host, pid)."""
 
     text: str
-    rank: int | None
-    host: str | None = None
+    prefix: Fields
 
 
 def clean(raw: str) -> list[str]:
@@ -86,34 +42,25 @@ def clean(raw: str) -> list[str]:
     return [s for s in text.split("\r") if s.strip()] or [""]
 
 
-def strip_prefix(text: str) -> Message:
-    """Remove launcher host and rank prefixes (possibly stacked); return what they name."""
-    rank: int | None = None
-    host: str | None = None
-    m = _HOST_PREFIX.match(text)
-    if m:
-        host, text = m.group("h"), text[m.end() :]
-    for _ in range(3):
-        m = _RANK_PREFIX.match(text)
-        if not m:
-            break
-        value = m.group("a") or m.group("b") or m.group("c") or m.group("d")
-        if rank is None:
-            rank = int(value)
-        text = text[m.end() :]
-    return Message(text, rank, host)
+def strip_prefix(text: str, formats: Formats | None = None) -> Message:
+    """Remove launcher and collector prefixes (stacked); return what they name."""
+    rest, found = (formats or builtin_formats()).strip(text)
+    return Message(rest, found)
 
 
-def inline_rank(text: str) -> int | None:
-    m = _RANK_INLINE.search(text)
-    if not m:
-        return None
-    return int(m.group("a") or m.group("b") or m.group("c") or m.group("d"))
+def console_key(formats: Formats) -> Callable[[bytes, int], bytes]:
+    """The key of a merged console's line at `start`: what its prefixes name (b"" if
+    nothing), by which step lines are sampled per process (automaton.Sampler)."""
+
+    def key(block: bytes, start: int) -> bytes:
+        head = block[start : start + _KEY_WINDOW].decode("latin-1")
+        _, found = formats.strip(head)
+        return "/".join(f"{k}{v}" for k, v in sorted(found.items())).encode()
+
+    return key
 
 
-def line_host(text: str) -> str | None:
-    m = _HOST_SYSLOG.match(text) or _HOST_NCCL.search(text)
-    return m.group("h") if m else None
+_KEY_WINDOW = 160
 
 
 # --- timestamps -----------------------------------------------------------------------

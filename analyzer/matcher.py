@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import automaton
-from .lines import clean, console_rank, quoted, strip_prefix
+from .formats import Formats
+from .formats import builtin as builtin_formats
+from .lines import clean, console_key, quoted, strip_prefix
 from .region import ERROR_LINE
 from .signatures import PatternSet, compile_exact, iter_regexes
 from .types import PatternError, Signature
@@ -33,8 +35,11 @@ class ExampleFailure:
 class Matcher:
     """Compiled signatures: one automaton for the prefilter, Python regexes for the check."""
 
-    def __init__(self, patterns: PatternSet, engine: str | None = None) -> None:
+    def __init__(
+        self, patterns: PatternSet, engine: str | None = None, formats: Formats | None = None
+    ) -> None:
         self.signatures = patterns.signatures
+        self.formats = formats or builtin_formats()
         # Compiled on first use: most signatures never see a candidate line in a given
         # job, and compiling a thousand regexes up front would double start-up time.
         self._compiled: list[tuple[tuple[Any, ...], tuple[Any, ...]] | None]
@@ -45,14 +50,21 @@ class Matcher:
         # One more automaton pattern, past the last signature: error-looking lines, kept
         # for the classifier and the template miner (analyzer.region).
         self.error_index = len(self.signatures)
-        regexes = [*iter_regexes(self.signatures), (self.error_index, ERROR_LINE)]
+        # Then the facts of the line formats (who is who: analyzer.job), found whatever
+        # the signatures say about their lines.
+        self.fact_base = self.error_index + 1
+        regexes = [
+            *iter_regexes(self.signatures),
+            (self.error_index, ERROR_LINE),
+            *((self.fact_base + k, f.regex) for k, f in enumerate(self.formats.facts)),
+        ]
         # Sampled: step lines (a timeline needs a block's first and last ones) and error
         # lines (the region keeps a file's first 20 and last 40, which the head and tail
         # samples of its blocks still give exactly).
         steps = [i for i, s in enumerate(self.signatures) if s.progress == "step"]
         try:
             self.automaton = automaton.build(
-                regexes, engine, [steps, [self.error_index]], [console_rank, None]
+                regexes, engine, [steps, [self.error_index]], [console_key(self.formats), None]
             )
         except automaton.AutomatonError as e:
             sig = self.signatures[e.index]
@@ -85,9 +97,9 @@ class Matcher:
         out: list[tuple[Signature, dict[str, str]]] = []
         for _, _, candidates in self.automaton.scan(block):
             for segment in clean(raw):
-                message = strip_prefix(segment).text
+                message = strip_prefix(segment, self.formats).text
                 for i in candidates:
-                    if i == self.error_index:
+                    if i >= self.error_index:
                         continue
                     caps = self.verify(i, message)
                     if caps is not None and all(self.signatures[i] is not s for s, _ in out):

@@ -7,31 +7,26 @@ checked by the exact regex and given a time, a rank and context.
 
 from __future__ import annotations
 
+import os
 import queue
 import re
+import stat
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import BinaryIO
 
 from .correlate import ROLE_RANK, SEVERITY_RANK
-from .lines import (
-    Message,
-    clean,
-    console_rank,
-    has_year,
-    inline_rank,
-    line_host,
-    parse_time,
-    strip_prefix,
-)
+from .formats import Fields, Formats
+from .job import who_of
+from .lines import Message, clean, console_key, has_year, parse_time, strip_prefix
 from .matcher import Matcher
 from .redact import redact
 from .region import LAST_LINES, ErrorLine, ErrorLines
-from .sources import Stream
-from .types import Hit, LogTime, Signature
+from .sources import Stream, Unit
+from .types import Hit, LogTime, Signature, Who
 
 BLOCK = 1 << 20
 # A longer line is matched on its first and its last LINE_CAP bytes; the middle is only
@@ -54,7 +49,6 @@ _PROGRESS_HEAD, _PROGRESS_TAIL = 4, 3
 _FRAME = re.compile(r'^\s*File "[^"]*", line \d+')
 _EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b")
 _TRACEBACK = "Traceback (most recent call last):"
-_BLOCK_RANK = re.compile(r"^\s*rank\s*:\s*(\d+)\s*\(local_rank:\s*\d+\)")
 _CHAINED = ("During handling", "The above exception")
 
 
@@ -80,7 +74,10 @@ def decode(raw: bytes) -> str:
 
 @dataclass
 class YearRef:
-    """The year for timestamp formats without one, taken from the first full date seen."""
+    """The year for timestamp formats without one (glog, syslog): the job's, from a
+    full date in the head of its files (anchor), else the first full date the scan sees.
+    The clock's year is only a placeholder while no full date is known: every year-less
+    stamp of such a job gets the same one, so no gap can come of it."""
 
     year: int = field(default_factory=lambda: date.today().year)
     anchored: bool = False
@@ -90,6 +87,33 @@ class YearRef:
             y = has_year(text)
             if y:
                 self.year, self.anchored = y, True
+
+    def anchor(self, units: Sequence[Unit], stop_at: float | None = None) -> None:
+        """The year of the first full date in the first lines of the job's plain files
+        (at most _ANCHOR_FILES files, _ANCHOR_BYTES each), before any is scanned: a
+        year-less line read before the first full date must not get another year.
+        Only regular files are opened (a FIFO would block), and not past `stop_at`."""
+        for unit in units[:_ANCHOR_FILES]:
+            if self.anchored or (stop_at is not None and time.monotonic() > stop_at):
+                return
+            if unit.path is None:
+                continue
+            try:
+                if not stat.S_ISREG(os.stat(unit.path).st_mode):
+                    continue
+                with open(unit.path, "rb") as f:
+                    head = f.read(_ANCHOR_BYTES)
+            except OSError:
+                continue
+            if head.startswith((b"\x1f\x8b", b"BZh", b"\xfd7zXZ", b"\x28\xb5\x2f\xfd", b"PK")):
+                continue  # compressed or an archive: the scan anchors it
+            for raw in head.split(b"\n")[:200]:
+                self.see(decode(raw[:512]))
+                if self.anchored:
+                    return
+
+
+_ANCHOR_FILES, _ANCHOR_BYTES = 256, 16 << 10
 
 
 DEADLINE_REACHED = "deadline reached"  # FileScan.error of a read cut by the caller's deadline
@@ -151,10 +175,10 @@ def _time_of(lines: list[str], year: int) -> LogTime | None:
     return None
 
 
-def _traceback_start(before: list[str]) -> int | None:
+def _traceback_start(before: list[str], formats: Formats) -> int | None:
     """Index in `before` of the 'Traceback' line that the exception line closes, if any."""
     for i in range(len(before) - 1, -1, -1):
-        msg = strip_prefix(before[i]).text
+        msg = strip_prefix(before[i], formats).text
         if msg.startswith(_TRACEBACK):
             return i
         inside = msg.startswith((" ", "\t")) or _FRAME.match(msg) or not msg.strip()
@@ -274,7 +298,6 @@ class StreamFeed:
             self.tail = (self.tail + self.carry)[-_TAIL:]
             self.carry = b""
             last += 1
-        if self.skipping and self.skip_tail:
             self._block(b"", self.skip_tail, len(self.skip_tail), self.long_line)
             self.skip_tail = b""
         self.scanner._last_lines(self.stream, self.file_index, self.tail, last)
@@ -305,17 +328,23 @@ class StreamScanner:
         year: YearRef,
         redact_secrets: bool = True,
         errors: ErrorLines | None = None,
+        on_fact: Callable[[int, str, int, int, Fields, Who], None] | None = None,
     ) -> None:
         self.matcher = matcher
+        self.formats = matcher.formats
+        self._key = console_key(self.formats)
+        # a fact line: (file index, file name, line, fact index, fields, its claims)
+        self.on_fact = on_fact
         self.errors = errors
         # lines leave the engine only through hits: redacting them here covers every sink
         self.clean_text: Callable[[str], str] = redact if redact_secrets else _as_is
         self.on_hit = on_hit
         self.year = year
         self._detailed: dict[tuple[int, int, int], int] = {}
-        self._progress = [s.role == "progress" for s in matcher.signatures] + [False]
         # only step lines are sampled; a checkpoint or eval line is rare and always read
-        self._step = [s.progress == "step" for s in matcher.signatures] + [False]
+        # (the error pattern and the facts come after the signatures: never steps)
+        extra = [False] * (1 + len(matcher.formats.facts))
+        self._step = [s.progress == "step" for s in matcher.signatures] + extra
 
     def scan(
         self, stream: Stream, file_index: int, stop_at: float | None = None, tail: int = 0
@@ -442,14 +471,17 @@ class StreamScanner:
             raw = decode(block[start:end])
             if self._quotes_code(ctx, start, raw):
                 continue
-            error_line = self.matcher.error_index in candidates
-            if error_line:
-                candidates = candidates[:-1]  # sorted: the error pattern's index is last
+            errors_at = self.matcher.error_index
+            error_line = errors_at in candidates
+            facts = [c - self.matcher.fact_base for c in candidates if c > errors_at]
+            candidates = tuple(c for c in candidates if c < errors_at)
             matched = False
             for segment in clean(raw):
-                msg = strip_prefix(segment)
+                msg = strip_prefix(segment, self.formats)
                 offset = base + start if line_offset is None else line_offset
                 at = _LineAt(stream, file_index, line, offset, start, end, ctx, part)
+                if facts:
+                    self._facts(at, facts, msg)
                 for i, caps in self._best(candidates, msg.text):
                     self._emit(at, i, caps, segment, msg)
                     matched = True
@@ -493,24 +525,36 @@ class StreamScanner:
         for i, (start, _, cands) in enumerate(hits):
             if all(self._step[c] for c in cands):
                 # a console of many ranks interleaves their steps: sample per rank prefix
-                by_rank.setdefault(console_rank(block, start), []).append(i)
+                by_rank.setdefault(self._key(block, start), []).append(i)
         skip: set[int] = set()
         for only in by_rank.values():
             skip.update(only[_PROGRESS_HEAD:-_PROGRESS_TAIL])
         return skip
 
-    @staticmethod
-    def _quotes_code(ctx: _Block, start: int, raw: str) -> bool:
+    def _who(self, at: _LineAt, msg: Message) -> Who:
+        return who_of(msg.prefix, self.formats.claims_of(msg.text), at.stream.who)
+
+    def _facts(self, at: _LineAt, facts: list[int], msg: Message) -> None:
+        """Lines that say who is who, for the job model (analyzer.job)."""
+        if self.on_fact is None:
+            return
+        for k in facts:
+            found = self.formats.fact(k, msg.text)
+            if found:
+                fields = {k: self.clean_text(v) for k, v in found.items()}
+                self.on_fact(at.file_index, at.stream.name, at.line, k, fields, self._who(at, msg))
+
+    def _quotes_code(self, ctx: _Block, start: int, raw: str) -> bool:
         """An indented line right after a traceback frame is that frame's source code.
 
         `raise RuntimeError("CUDA out of memory")` quoted there is code, not an event. An
         unindented line after a frame is output (interleaved ranks print one into the
         other's traceback), so it stays an event.
         """
-        if not strip_prefix(raw).text.startswith((" ", "\t")):
+        if not strip_prefix(raw, self.formats).text.startswith((" ", "\t")):
             return False
         prev = ctx.lines_before(start, 1)
-        return bool(prev) and _FRAME.match(strip_prefix(prev[0]).text) is not None
+        return bool(prev) and _FRAME.match(strip_prefix(prev[0], self.formats).text) is not None
 
     def _best(self, candidates: tuple[int, ...], message: str) -> list[tuple[int, dict[str, str]]]:
         """The matches of one line in its best role/severity tier.
@@ -552,8 +596,8 @@ class StreamScanner:
         before = at.ctx.lines_before(at.start, _TRACEBACK_LINES if detailed else 20)
         when = when or _time_of(before[-20:], year)
         ctx_before = before[-_CONTEXT_BEFORE:] if detailed else []
-        if detailed and _EXCEPTION.match(strip_prefix(segment).text):
-            tb = _traceback_start(before)
+        if detailed and _EXCEPTION.match(msg.text):
+            tb = _traceback_start(before, self.formats)
             if tb is not None:
                 ctx_before = before[tb:]
         context = (
@@ -562,16 +606,6 @@ class StreamScanner:
             else ()
         )
         self._hit(at, sig, caps, segment, msg, when, context, len(ctx_before))
-
-    @staticmethod
-    def _block_rank(context: tuple[str, ...], lines_before: int) -> int | None:
-        """A rank named a few lines above, in a torchelastic failure block:
-        `  rank      : 2 (local_rank: 2)` then `  exitcode  : -9 (pid: 123)`."""
-        for text in reversed(context[max(0, lines_before - 3) : lines_before]):
-            m = _BLOCK_RANK.match(text)
-            if m:
-                return int(m.group(1))
-        return None
 
     def _hit(
         self,
@@ -584,12 +618,7 @@ class StreamScanner:
         context: tuple[str, ...],
         lines_before: int = 0,
     ) -> None:
-        rank = msg.rank if msg.rank is not None else inline_rank(segment)
-        if rank is None:
-            rank = self._block_rank(context, lines_before)
-        from_path = rank is None and at.stream.rank is not None
-        if rank is None:
-            rank = at.stream.rank
+        who = self._who(at, msg)
         self.on_hit(
             Hit(
                 signature=sig,
@@ -599,11 +628,11 @@ class StreamScanner:
                 offset=at.offset,
                 text=self.clean_text(segment[:TEXT_CAP]),
                 time=when,
-                rank=rank,
-                host=msg.host or line_host(segment) or at.stream.host,
+                rank=who.rank,
+                host=who.host,
                 captures={k: self.clean_text(v) for k, v in caps.items()},
                 context=tuple(self.clean_text(c) for c in context),
                 context_first_line=at.line - lines_before,
-                rank_from_path=from_path,
+                who=who,
             )
         )

@@ -33,6 +33,8 @@ from .types import BLAMES, PROGRESS_KINDS, ROLES, SEVERITIES, PatternError, Sign
 # restart controller calling the CLI.
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 RULES_FILE = "cascades.yaml"  # cascade rules live beside the signatures (analyzer.cascade)
+# line formats too (analyzer.formats): neither is a signature file
+_NOT_SIGNATURES = (RULES_FILE, "formats.yaml")
 # Which stack a family belongs to, for coverage counts (`patterns doc`).
 VENDORS = ("nvidia", "ascend", "framework", "system", "other")
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)+$")
@@ -118,13 +120,13 @@ def load_patterns(extra: Sequence[str | Path] = (), *, builtin: bool = True) -> 
     """
     files: list[Path] = []
     if builtin:
-        files += sorted(f for f in builtin_dir().glob("*.yaml") if f.name != RULES_FILE)
+        files += sorted(f for f in builtin_dir().glob("*.yaml") if f.name not in _NOT_SIGNATURES)
     user_files: list[Path] = []
     for item in extra:
         p = Path(item)
         if p.is_dir():
             user_files += sorted(
-                f for f in [*p.rglob("*.yaml"), *p.rglob("*.yml")] if f.name != RULES_FILE
+                f for f in [*p.rglob("*.yaml"), *p.rglob("*.yml")] if f.name not in _NOT_SIGNATURES
             )
         elif p.is_file():
             user_files.append(p)

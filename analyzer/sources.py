@@ -14,7 +14,6 @@ import gzip
 import io
 import lzma
 import os
-import re
 import stat
 import sys
 import tarfile
@@ -23,6 +22,9 @@ from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
+
+from .job import path_who
+from .types import Who
 
 _HEAD = 8192
 EXPANSION_RATIO = 1000
@@ -47,23 +49,12 @@ _ZIP_EXT = (".zip",)
 _TEXT_BYTES = bytes([9, 10, 11, 12, 13, 27, *range(32, 127), *range(128, 256)])
 _TAR_EXT = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz", ".tar.zst")
 
-# Rank and host in a path: rank_3/, rank-3.log, rank3.log, attempt_0/3/stdout.log,
-# worker-3, device-3 (Ascend plog folders), proc3.
-_PATH_RANK = (
-    re.compile(r"attempt_\d+/(\d+)/(?:stdout|stderr|error)\.(?:log|json)$"),
-    re.compile(r"(?:^|[/_.\-])(?:rank|worker|device|proc|process)[_\-]?(\d+)(?=[/_.\-]|$)", re.I),
-)
-_PATH_HOST = re.compile(
-    r"(?:^|/)((?:host|node)[_\-]?[A-Za-z0-9][\w.\-]*?)(?:/|\.log$|\.out$|\.err$|$)", re.I
-)
-
 
 @dataclass(frozen=True)
 class Stream:
     name: str
     reader: BinaryIO
-    rank: int | None
-    host: str | None
+    who: Who  # what its path says (rank_3.log, attempt_0/3/, device-3/): analyzer.job
     # Decompressed bytes beyond which reading stops: a decompression bomb (a few KB that
     # expand to terabytes of zeros) must end in bounded time with a note.
     limit: int | None = None
@@ -88,19 +79,6 @@ class SourceNotes:
     def skip(self, name: str, why: str) -> None:
         self.skipped.append(name)
         self.notes.append(f"{name}: skipped: {why}")
-
-
-def path_hints(name: str) -> tuple[int | None, str | None]:
-    """Rank and host that a file's path names, if any."""
-    posix = name.replace("\\", "/").replace("!", "/")
-    rank: int | None = None
-    for rx in _PATH_RANK:
-        found = rx.findall(posix)
-        if found:
-            rank = int(found[-1])
-            break
-    m = _PATH_HOST.search(posix)
-    return rank, (m.group(1) if m else None)
 
 
 class _Prefixed(io.RawIOBase):
@@ -219,9 +197,8 @@ def _streams_of(
     except Exception as e:  # zstandard raises its own ZstdError
         notes.unreadable_file(name, f"{type(e).__name__}: {e}")
         return
-    rank, host = path_hints(name)
     reader = io.BufferedReader(_Prefixed(head, raw), 1 << 20)
-    yield Stream(name, reader, rank, host, limit, plain, packed if plain else None)
+    yield Stream(name, reader, path_who(name), limit, plain, packed if plain else None)
 
 
 def _tar_members(

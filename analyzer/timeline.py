@@ -16,9 +16,13 @@ from __future__ import annotations
 import re
 import statistics
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
-from .types import Hit, LogTime
+from .types import Hit, LogTime, Who
+
+if TYPE_CHECKING:
+    from .job import JobModel
 
 # Defaults, documented in README ("Hangs"): a step 10x slower than usual is rare in a
 # healthy run, and NCCL's own watchdog fires after 10 or 30 minutes.
@@ -63,6 +67,12 @@ class Stream:
     marks: dict[int, float] = field(default_factory=dict)
     mark_lines: dict[int, int] = field(default_factory=dict)  # step -> line, first steps
     host: str | None = None
+    who: Who = field(default_factory=Who)  # what its lines claim: rank, host resolve from it
+    slot: str = ""  # its channel in the file (Who.slot)
+
+    @property
+    def key(self) -> tuple[int, str]:
+        return (self.file_index, self.slot)
 
     def add(self, hit: Hit) -> None:
         kind = hit.signature.progress
@@ -106,6 +116,16 @@ class Stream:
         return statistics.median(self.intervals)
 
 
+def _same_process(a: str, b: str) -> bool:
+    """Channels without a launcher prefix ("" or "gN") name one process unless they name
+    two different ranks; a launcher's channel is only itself."""
+    if a == b:
+        return True
+    if "/" in a or "/" in b:
+        return False
+    return not a or not b
+
+
 @dataclass(frozen=True)
 class Stall:
     """A stream that stopped progressing long before the end of the evidence."""
@@ -123,7 +143,8 @@ class Timeline:
     """All progress streams of a job."""
 
     def __init__(self) -> None:
-        self.streams: dict[tuple[int, int | None], Stream] = {}
+        self.streams: dict[tuple[int, str], Stream] = {}
+        self._by_file: dict[int, list[Stream]] = {}
         self.resumed = False  # a checkpoint was loaded: the run did not start from scratch
         # the newest checkpoint the logs show complete, and its step where known
         self.saved: tuple[int | None, Hit] | None = None
@@ -149,18 +170,52 @@ class Timeline:
                 time_of(self.saved[1]),
             ):
                 self.saved = (step, hit)
-        key = (hit.file_index, hit.rank)
+        key = hit.stream_key
         s = self.streams.get(key)
         if s is None:
-            s = self.streams[key] = Stream(hit.file, hit.file_index, hit.rank)
+            s = self.streams[key] = Stream(
+                hit.file, hit.file_index, hit.rank, who=hit.who, slot=key[1]
+            )
+            self._by_file.setdefault(hit.file_index, []).append(s)
         s.add(hit)
+
+    def of_process(self, file_index: int, slot: str) -> list[Stream]:
+        """The streams of the file that are the process of channel `slot`: its own, and
+        for a line no launcher prefix names (a torch `[rank3]:` traceback, a bare line)
+        the file's unprefixed streams that name no other rank (a rank's own file)."""
+        return [s for s in self._by_file.get(file_index, ()) if _same_process(s.slot, slot)]
+
+    def trained_past(
+        self, file_index: int, slot: str, then: dict[tuple[int, str], tuple[int | None, int]]
+    ) -> bool:
+        """Whether the process of channel `slot` logged two more steps than it had when a
+        line was logged (`then`: each of its streams' last step and count at the time;
+        a stream not there yet had none). Step numbers when known: a progress bar that
+        redraws the same step is no progress."""
+        for s in self.of_process(file_index, slot):
+            step, count = then.get(s.key, (None, 0))
+            if step is not None and s.last_step is not None:
+                if s.last_step >= step + 2:
+                    return True
+            elif s.count >= count + 2:
+                return True
+        return False
+
+    def resolve(self, job: JobModel) -> None:
+        """Every stream's rank and host as the job model resolves them."""
+        for s in self.streams.values():
+            line = s.last.line if s.last is not None else None
+            ident = job.identity(s.file_index, s.who, line)
+            s.rank, s.host = ident.rank, ident.host
+            if s.last is not None:
+                s.last = replace(s.last, rank=ident.rank, host=ident.host, identity=ident)
 
     def stalls(
         self,
         end: LogTime | None,
         factor: float = HANG_FACTOR,
         min_gap: float = HANG_MIN_GAP,
-        offsets: dict[tuple[int, int | None], float] | None = None,
+        offsets: dict[tuple[int, str], float] | None = None,
     ) -> list[Stall]:
         """Streams that stopped, the earliest-stopped first (on corrected clocks)."""
         if end is None or not end.absolute:
@@ -181,7 +236,7 @@ class Timeline:
         offsets = offsets or {}
 
         def stopped(st: Stall) -> tuple[float, int]:
-            key = (st.stream.file_index, st.stream.rank)
+            key = st.stream.key
             epoch = st.last.time.epoch if st.last.time else 0.0
             return epoch - offsets.get(key, 0.0), st.stream.file_index
 
@@ -202,7 +257,7 @@ class Timeline:
         gap = end.epoch - last_time.epoch if end and last_time and last_time.absolute else 0.0
         return Stall(first, first.last, max(gap, 0.0), first.step_time() or 0.0, "silent")
 
-    def clock_offsets(self) -> dict[tuple[int, int | None], float]:
+    def clock_offsets(self) -> dict[tuple[int, str], float]:
         """Per-stream clock offsets (seconds ahead of the reference stream).
 
         Ranks finish the same step within a fraction of a step of each other, since
@@ -214,12 +269,10 @@ class Timeline:
         if len(streams) < 2:
             return {}
         ref = max(streams, key=lambda s: (len(s.marks), -s.file_index))
-        out: dict[tuple[int, int | None], float] = {}
+        out: dict[tuple[int, str], float] = {}
         for s in streams:
             common = [step for step in s.marks if step in ref.marks]
             if s is ref or len(common) < _MIN_COMMON:
                 continue
-            out[(s.file_index, s.rank)] = statistics.median(
-                s.marks[step] - ref.marks[step] for step in common
-            )
+            out[s.key] = statistics.median(s.marks[step] - ref.marks[step] for step in common)
         return out

@@ -102,6 +102,62 @@ class Signature:
 
 
 @dataclass(frozen=True)
+class Who:
+    """What one line, and its file's path, say about who logged it: unresolved."""
+
+    prefix_rank: int | None = None  # torch's [rank3]:, mpirun's [1,3]<stdout>: (global)
+    prefix_local: int | None = None  # torchrun --tee [default3]: (local)
+    task: int | None = None  # srun --label (a rank or a node)
+    said_rank: int | None = None  # the message names a global rank ([rank 3], RankID:3)
+    said_local: int | None = None  # ... or a local one (local_rank: 3)
+    host: str | None = None  # the line names its host (pdsh prefix, syslog, NCCL header)
+    prefix_host: str | None = None  # ... in a launcher's prefix (pdsh, torchrun --role)
+    pid: int | None = None
+    device: str | None = None
+    busid: str | None = None
+    path_rank: int | None = None  # rank_3.log (global)
+    path_local: int | None = None  # attempt_0/3/stdout.log (local)
+    path_device: str | None = None  # device-3/ (an NPU id, CANN device logs)
+
+    @property
+    def slot(self) -> str:
+        """The line's channel within its file: one process of a merged console.
+
+        A launcher's prefixes make the channel (srun's task, torchrun's local rank, a
+        pdsh host); without them, the global rank the line names of itself (torch's
+        `[rank3]:` and a trainer's `[rank 3]` are one process). The key by which a file's
+        lines are told apart before the job model resolves them.
+        """
+        if self.prefix_local is not None or self.task is not None or self.prefix_host:
+            return f"{self.prefix_host or ''}/t{_s(self.task)}/l{_s(self.prefix_local)}"
+        rank = self.prefix_rank if self.prefix_rank is not None else self.said_rank
+        return "" if rank is None else f"g{rank}"
+
+    @property
+    def rank(self) -> int | None:
+        """The rank the line names of itself, before the job model: the best claim."""
+        for r in (self.prefix_rank, self.said_rank, self.prefix_local, self.task):
+            if r is not None:
+                return r
+        return self.path_rank if self.path_rank is not None else self.path_local
+
+
+def _s(x: int | None) -> str:
+    return "" if x is None else str(x)
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who logged a line, resolved: what every stage after the job model sees."""
+
+    rank: int | None
+    local_rank: int | None
+    host: str | None
+    device: str | None
+    busid: str | None = None
+
+
+@dataclass(frozen=True)
 class Hit:
     """One line that a signature matched, with where it came from."""
 
@@ -117,7 +173,15 @@ class Hit:
     captures: dict[str, str] = field(default_factory=dict)
     context: tuple[str, ...] = ()
     context_first_line: int = 0
-    rank_from_path: bool = False  # only the file's path named the rank (maybe a local rank)
+    # what the line and its path claim about who logged it (analyzer.job resolves it:
+    # `rank` and `host` are the resolved ones once the job model has run)
+    who: Who = field(default_factory=Who)
+    identity: Identity | None = None
+
+    @property
+    def stream_key(self) -> tuple[int, str]:
+        """The stream the line belongs to: its file and its channel in the file."""
+        return (self.file_index, self.who.slot)
 
 
 @dataclass(frozen=True)

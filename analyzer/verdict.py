@@ -8,16 +8,15 @@ of the top by the signatures' roles, not by special cases here.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import replace
 from functools import partial
 from typing import Any
 
 from .cascade import Rule, explain
 from .classifier import Model
-from .correlate import ROLE_RANK, SEVERITY_RANK, Evidence, template, time_key
+from .correlate import ROLE_RANK, SEVERITY_RANK, Evidence, template
+from .culprit import choose, deciding
 from .region import ErrorLine, ErrorLines
 from .taxonomy import CATEGORIES, NONE, category_name
 from .timeline import Stall
@@ -96,30 +95,8 @@ def _summary(root: Hit, findings: list[Finding], lang: str) -> str:
     return f"{category_name(sig.category, 'en').capitalize()}{loc}: {render_message(root)}{tail}."
 
 
-def deciding(ev: Evidence) -> list[Hit]:
-    """The candidates allowed to decide the verdict.
-
-    `info` lines are context. A signature with `min_count` decides only when it matched
-    that often (one NaN gradient norm is a skipped fp16 step, a run of them divergence).
-    A cause line after which its own stream kept training did not stop the run: a caught
-    exception, a print that mentions a failure. Once a completion marker shows that the
-    run (or its worker group) finished, only a cause can make it a failure: teardown and
-    timeouts around a successful elastic restart are not one.
-    """
-    out = [
-        h
-        for h in ev.candidates
-        if h.signature.severity != "info"
-        and ev.counts.get(h.signature.id, 0) >= h.signature.min_count
-        and (h.signature.id, h.file_index, h.rank) not in ev.survived
-    ]
-    if ev.completed:
-        out = [h for h in out if h.signature.role == "cause"]
-    return out
-
-
 def _stall_root(stall: Stall, lang: str, ev: Evidence) -> tuple[RootCause, str]:
-    last = replace(stall.last, rank=_rank_of(stall.last, ev))
+    last = stall.last
     step = last.captures.get("step", "?")
     minutes = stall.gap / 60
     if stall.reason == "silent":
@@ -165,68 +142,6 @@ def _stall_root(stall: Stall, lang: str, ev: Evidence) -> tuple[RootCause, str]:
     return rc, summary
 
 
-def _hang(ev: Evidence, deciding_hits: list[Hit]) -> Stall | None:
-    """The stall that is the root cause, if the logs show one.
-
-    Per the taxonomy a progress gap far beyond the step time makes a hang, unless a cause
-    explains it (a rank that crashed also stops progressing). Collective timeouts and
-    teardown are what the other ranks print while one rank hangs; when most ranks report
-    a timeout and one does not, it is the rank they waited for.
-    """
-    if ev.completed:  # a finished run's silence is not a hang
-        return None
-    root = deciding_hits[0] if deciding_hits else None
-    if root is not None and root.signature.role == "cause":
-        return None
-    if root is not None and root.signature.category == "collective_timeout":
-        waited = {
-            h.rank
-            for h in deciding_hits
-            if h.signature.category == "collective_timeout" and h.rank is not None
-        }
-        silent = ev.timeline.silent(waited, ev.end)
-        if silent is not None:
-            return silent
-    return ev.stalls[0] if ev.stalls else None
-
-
-_SEQ_KEYS = ("last_enqueued", "last_completed", "seq")
-
-
-def _seq(hit: Hit) -> int | None:
-    for key in _SEQ_KEYS:
-        value = hit.captures.get(key)
-        if value is not None and value.isdigit():
-            return int(value)
-    return None
-
-
-def _culprit(deciding_hits: list[Hit]) -> Hit:
-    """The best candidate, located; when only symptoms decide, the rank that fell behind.
-
-    Every rank that reached collective N reports a timeout on N; the rank that hung
-    or died never enqueued it, so its own watchdog line (if any) names the lowest
-    sequence number (`last enqueued NCCL work`, else `SeqNum`).
-    """
-    root = deciding_hits[0]
-    if root.rank is None:
-        # The same evidence elsewhere with a rank (torchelastic prints the failure once
-        # without it and once in its summary block with it) locates it better.
-        located = [h for h in deciding_hits if h.signature is root.signature and h.rank is not None]
-        if located:
-            root = located[0]
-    if root.signature.role != "symptom" or _seq(root) is None:
-        return root
-    tier = (root.signature.role, root.signature.severity, root.signature.category)
-    same = [
-        h
-        for h in deciding_hits
-        if (h.signature.role, h.signature.severity, h.signature.category) == tier
-        and _seq(h) is not None
-    ]
-    return min(same, key=lambda h: (_seq(h), time_key(h), h.file_index, h.line))
-
-
 # Steps up to this one count as "the start": no checkpoint of the run predates them.
 _EARLY_STEPS = 2
 
@@ -239,57 +154,6 @@ def _diverged_from_the_start(root: Hit, ev: Evidence) -> bool:
         return False
     step = ev.timeline.step_at(root.file_index, root.line)
     return step is not None and step <= _EARLY_STEPS
-
-
-def _rank_of(hit: Hit, ev: Evidence) -> int | None:
-    """The hit's global rank: named by its line, else by the file's other lines, else by
-    its path, else the rank whose pid it names, else the rank its node-level line struck."""
-    if hit.rank_from_path and hit.file_index in ev.file_rank:
-        return ev.file_rank[hit.file_index]
-    if hit.rank is not None:
-        return hit.rank
-    by_pid = _pid_rank(hit, ev)
-    return by_pid if by_pid is not None else _node_rank(hit, ev.candidates)
-
-
-# A process id as kernel and launcher lines print it: "pid=40126", "pid: 40126",
-# "Killed process 40126 (python)".
-_PID = re.compile(r"\bpid[=:] ?'?(\d{2,10})|[Kk]ill(?:ed)? process (\d{2,10})")
-
-
-def _pid_rank(root: Hit, ev: Evidence) -> int | None:
-    """The rank whose process id a node-level line names (`Killed process 40014`,
-    `Xid ... pid=40014`), from any line that gives both a pid and a rank."""
-    texts = [root.text] + [
-        f.first.text
-        for f in ev.findings
-        if f.signature is root.signature and f.first.file == root.file
-    ]
-    pids = {m.group(1) or m.group(2) for t in texts for m in _PID.finditer(t)}
-    for h in ev.candidates:
-        if h.rank is not None and not h.rank_from_path and h.captures.get("pid") in pids:
-            return h.rank
-    return None
-
-
-def _node_rank(root: Hit, hits: list[Hit]) -> int | None:
-    """The rank a node-level root cause (a kernel line: Xid, OOM killer) struck: the
-    first rank on the same host that reported trouble within two minutes of it."""
-    if root.rank is not None or not root.host or root.time is None or not root.time.absolute:
-        return None
-    t0 = root.time.epoch
-    # A line with no host of its own may be on that host when no other host is in sight.
-    single_host = len({h.host for h in hits if h.host}) <= 1
-    near = [
-        h
-        for h in hits
-        if h.rank is not None
-        and (h.host == root.host or (h.host is None and single_host))
-        and h.time is not None
-        and h.time.absolute
-        and -5.0 <= h.time.epoch - t0 <= 120.0
-    ]
-    return min(near, key=lambda h: h.time.epoch if h.time else 0.0).rank if near else None
 
 
 def model_region(errors: ErrorLines | None, ev: Evidence) -> tuple[list[ErrorLine], bool]:
@@ -333,7 +197,8 @@ def _ask_model(
     pred = model.predict([x.text for x in region])
     # A hang is measured, not read: where the timeline had steps to judge and found no
     # stall, a model's "hang" (from words like "gpu util 0%") is overruled.
-    measured = pred.category == "hang" and bool(ev.progress) and not ev.stalls
+    judged = any(p.step_seconds is not None for p in ev.progress)  # a step time to judge by
+    measured = pred.category == "hang" and judged and not ev.stalls
     sure = (
         bool(after)
         and pred.category not in (NONE, "unknown")
@@ -371,14 +236,20 @@ def _ask_model(
 _DEVICE_KEYS = ("pci", "busid", "device", "card", "gpu", "npu", "uuid")
 
 
-def _with_targets(**fields: Any) -> Verdict:
-    """A Verdict whose `act_on` names what its root cause points at."""
+def _with_targets(root: Hit | None = None, **fields: Any) -> Verdict:
+    """A Verdict whose `act_on` names what its root cause points at: the host, rank and
+    device the job model resolved for the root line (its captures first)."""
     rc: RootCause | None = fields.get("root_cause")
     if rc is not None:
+        devices = [f"{k}={rc.captures[k]}" for k in _DEVICE_KEYS if k in rc.captures]
+        ident = root.identity if root is not None else None
+        if ident is not None and not devices:
+            devices += [f"device={ident.device}"] if ident.device else []
+            devices += [f"busid={ident.busid}"] if ident.busid else []
         fields["act_on"] = ActOn(
             hosts=(rc.host,) if rc.host else (),
             ranks=(rc.rank,) if rc.rank is not None else (),
-            devices=tuple(f"{k}={rc.captures[k]}" for k in _DEVICE_KEYS if k in rc.captures),
+            devices=tuple(devices),
         )
     return Verdict(**fields)
 
@@ -407,6 +278,7 @@ def decide(
     found nothing, or only a signature of category `unknown`; it decides when it is sure.
     """
     deciding_hits = deciding(ev)
+    culprit = choose(ev)
     verdict = partial(
         _with_targets,
         stats=stats,
@@ -417,7 +289,7 @@ def decide(
     )
     findings = ev.findings
     shown = tuple(findings[:MAX_FINDINGS])
-    stall = _hang(ev, deciding_hits)
+    stall = culprit.stall if culprit is not None else None
     if stall is not None:
         rc, summary = _stall_root(stall, lang, ev)
         hang = CATEGORIES["hang"]
@@ -429,12 +301,15 @@ def decide(
             confidence=0.75 if deciding_hits else 0.7,
             summary=summary,
             root_cause=rc,
+            root=stall.last,
             findings=shown,
             decided_by="timeline",
             explained=explained,
         )
     asked = None
-    if not deciding_hits or _culprit(deciding_hits).signature.category == "unknown":
+    root = culprit.hit if culprit is not None else None
+    final = culprit is not None and culprit.final  # a rule read the logs to the end
+    if root is None or (root.signature.category == "unknown" and not final):
         asked = _ask_model(model, errors, ev, lang)
     if asked is not None and asked[1] is not None:
         opinion, model_root, model_summary = asked
@@ -451,7 +326,7 @@ def decide(
             model=opinion,
         )
     verdict = partial(verdict, model=asked[0] if asked else None)
-    if not deciding_hits:
+    if root is None:
         summary = (
             ("未发现故障迹象。" if lang == "zh" else "No failure found in the logs.")
             if stats.lines
@@ -467,7 +342,6 @@ def decide(
             findings=shown,
             decided_by="none",
         )
-    root = _culprit(deciding_hits)
     sig = root.signature
     explained = tuple(explain(sig.category, root, findings, rules))
     cat = CATEGORIES[sig.category]
@@ -479,7 +353,7 @@ def decide(
         file=root.file,
         line=root.line,
         offset=root.offset,
-        rank=_rank_of(root, ev),
+        rank=root.rank,
         host=root.host,
         time=root.time.iso() if root.time else None,
         signature=sig.id,
@@ -500,6 +374,7 @@ def decide(
         confidence=_confidence(root, deciding_hits),
         summary=_summary(root, findings, lang),
         root_cause=rc,
+        root=root,
         findings=ordered,
         decided_by="signature",
         explained=explained,

@@ -123,6 +123,7 @@ class Watcher:
             self._reported.finished = True
             events.append(WatchEvent("finished", stamp, {}))
         s = self.job.settings
+        self.job.collector.timeline.resolve(self.job.model())
         end = LogTime(self._now().replace(tzinfo=timezone.utc).timestamp())
         for kind, factor, seen in (
             ("hang_suspected", 0.5, self._reported.suspected),

@@ -26,6 +26,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 
 from .analysis import Analyzer, Settings
+from .job import JobBuilder
 from .matcher import Matcher
 from .reading import Reading
 from .region import ErrorLines
@@ -55,6 +56,7 @@ class Shipment:
     hits: list[Hit] = field(default_factory=list)
     errors: ErrorLines = field(default_factory=ErrorLines)
     year: YearRef = field(default_factory=YearRef)
+    job: JobBuilder = field(default_factory=JobBuilder)  # its facts (analyzer.job)
     reading: Reading = field(default_factory=Reading)  # a whole input's account
     part: FileScan | None = None  # a part's reading
     overflow: bool = False
@@ -109,7 +111,7 @@ def plan(units: Sequence[Unit]) -> list[Task]:
 def read(task: Task, settings: Settings, matcher: Matcher, sink: Callable[[Hit], None]) -> Shipment:
     """Read one task with a fresh Analyzer, as a worker does; hits go to `sink`."""
     job = Analyzer(settings, on_hit=sink, matcher=matcher)
-    out = Shipment(task, errors=job.errors, year=job.year, reading=job.reading)
+    out = Shipment(task, errors=job.errors, year=job.year, reading=job.reading, job=job.builder)
     if not task.end:
         job.read([task.unit])
     else:
@@ -199,6 +201,7 @@ class Merger:
             self._base,
             lambda x: replace(x, line=x.line + lines, time=when(x.time)),
         )
+        self.job.builder.absorb(shipment.job, self._base, lines)
         if shipment.year.anchored and not self.year.anchored:
             self.year.year, self.year.anchored = shipment.year.year, True
         if shipment.part is None:

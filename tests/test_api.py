@@ -27,12 +27,14 @@ def test_import_is_cheap() -> None:
 
 def test_public_api_is_small_and_explicit() -> None:
     assert set(analyzer.__all__) == {
+        "Analyzer",
         "AnalyzerError",
         "Finding",
         "LogTime",
         "PatternError",
         "PatternSet",
         "RootCause",
+        "Settings",
         "Stats",
         "Verdict",
         "analyze",
@@ -100,3 +102,49 @@ def test_an_internal_error_costs_one_file_not_the_verdict(tmp_path: Path, monkey
     v = analyze(tmp_path, patterns=[DEMO_PATTERNS], builtin_patterns=False)
     assert v.category == "device_oom"
     assert any("b.log: internal error" in n and "simulated bug" in n for n in v.stats.notes)
+
+
+def test_settings_are_validated_once_for_library_and_cli(tmp_path: Path) -> None:
+    from analyzer import Settings
+
+    log = tmp_path / "x.log"
+    log.write_text("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n")
+    for bad in ({"engine": "grep"}, {"lang": "fr"}, {"deadline": 0}, {"workers": 0},
+                {"hang_factor": -1}, {"patterns": 3}):  # fmt: skip
+        with pytest.raises(AnalyzerError):
+            Settings(**bad)  # type: ignore[arg-type]
+    with pytest.raises(AnalyzerError, match="unknown option"):
+        analyze(log, deadlne=3)
+    s = Settings(model=False)
+    assert analyze(log, s).category == analyze(log, model=False).category == "device_oom"
+
+
+def test_patterns_may_be_a_loaded_pattern_set(tmp_path: Path) -> None:
+    from analyzer import PatternSet, load_patterns
+
+    log = tmp_path / "x.log"
+    log.write_text("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n")
+    only_oom = PatternSet(
+        tuple(s for s in load_patterns().signatures if s.id == "cuda-out-of-memory"), ()
+    )
+    v = analyze(log, patterns=only_oom, model=False)
+    assert v.root_cause is not None and v.root_cause.signature == "cuda-out-of-memory"
+    none = PatternSet((), ())
+    assert analyze(log, patterns=none, model=False).category == "none"
+
+
+def test_an_analyzer_fed_bytes_gives_the_verdict_of_the_files() -> None:
+    """Bytes fed in pieces, a line split across two feeds, streams closed or not."""
+    from analyzer import Analyzer
+
+    job = Analyzer()
+    job.feed(
+        "node3/rank_5.log", b"2026-11-29 10:00:00,000 step 1 loss 2.0\n[rank5]: torch.OutOfMem"
+    )
+    job.feed("node3/rank_5.log", b"oryError: CUDA out of memory. Tried to allocate 2.00 GiB")
+    job.feed("node3/rank_4.log", b"2026-11-29 10:00:00,000 step 1 loss 2.0\n")
+    job.close("node3/rank_5.log")  # the last line counts without a newline
+    v = job.verdict()
+    assert v.category == "device_oom" and v.root_cause is not None
+    assert (v.root_cause.file, v.root_cause.line, v.root_cause.rank) == ("node3/rank_5.log", 2, 5)
+    assert v.stats.files == 2 and v.stats.lines == 2  # newlines, as wc -l counts

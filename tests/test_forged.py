@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from analyzer import analyze
-from analyzer.lines import clean, inline_rank, parse_time, strip_prefix
+from analyzer.formats import builtin
+from analyzer.lines import clean, parse_time, strip_prefix
 from analyzer.signatures import load_patterns
 
 FORMS = {
@@ -39,7 +40,11 @@ def _messages() -> list[tuple[str, str]]:
             if not ex["match"]:
                 continue
             m = strip_prefix(next(iter(clean(ex["log"])))).text.strip()
-            if any(q in m for q in "'\"`") or parse_time(m, 2026) or inline_rank(m) is not None:
+            if (
+                any(q in m for q in "'\"`")
+                or parse_time(m, 2026)
+                or "rank" in builtin().claims_of(m)
+            ):
                 continue
             out.append((sig.id, m))
     return out

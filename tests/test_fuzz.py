@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from analyzer import analyze
-from analyzer.lines import clean, inline_rank, line_host, parse_time, strip_prefix
+from analyzer.formats import builtin
+from analyzer.lines import clean, parse_time, strip_prefix
 from analyzer.redact import redact
 
 settings.register_profile("ci", max_examples=60, deadline=None)
@@ -32,8 +33,7 @@ log_bytes = st.binary(max_size=4000) | log_text.map(lambda t: t.encode("utf-8", 
 def test_line_stages_never_raise(text: str) -> None:
     for segment in clean(text):
         msg = strip_prefix(segment)
-        inline_rank(msg.text)
-        line_host(segment)
+        builtin().claims_of(msg.text)
         parse_time(segment, 2026)
         assert redact(redact(segment)) == redact(segment)  # idempotent
 

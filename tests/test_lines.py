@@ -4,7 +4,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from analyzer.lines import clean, inline_rank, line_host, parse_time, strip_prefix
+from analyzer.formats import builtin
+from analyzer.lines import clean, parse_time, strip_prefix
 
 
 def _epoch(*args: int) -> float:
@@ -19,19 +20,29 @@ def test_clean_strips_ansi_and_splits_carriage_return_redraws() -> None:
 
 
 @pytest.mark.parametrize(
-    ("line", "rank", "rest"),
+    ("line", "fields", "rest"),
     [
-        ("[rank3]: Traceback (most recent call last):", 3, "Traceback (most recent call last):"),
-        ("[default12]:[rank12]: KeyError: 'x'", 12, "KeyError: 'x'"),
-        ("3: RuntimeError: boom", 3, "RuntimeError: boom"),
-        ("[1,5]<stderr>:NCCL WARN x", 5, "NCCL WARN x"),
-        ("Tue Nov 10 10:05:04 2020[13]<stderr>:  what():  boom", 13, " what():  boom"),
-        ("plain line", None, "plain line"),
+        (
+            "[rank3]: Traceback (most recent call last):",
+            {"rank": "3"},
+            "Traceback (most recent call last):",
+        ),
+        ("[default12]:[rank4]: KeyError: 'x'", {"local_rank": "12", "rank": "4"}, "KeyError: 'x'"),
+        ("3: RuntimeError: boom", {"task": "3"}, "RuntimeError: boom"),
+        ("[1,5]<stderr>:NCCL WARN x", {"rank": "5"}, "NCCL WARN x"),
+        ("Tue Nov 10 10:05:04 2020[13]<stderr>:  what():  boom", {"rank": "13"}, " what():  boom"),
+        (
+            "2026-12-01T20:31:05.123456789Z 1: [default0]:boom",
+            {"task": "1", "local_rank": "0"},
+            "boom",
+        ),
+        ("plain line", {}, "plain line"),
     ],
 )
-def test_rank_prefixes(line: str, rank: int | None, rest: str) -> None:
+def test_rank_prefixes(line: str, fields: dict[str, str], rest: str) -> None:
+    """What each launcher's prefix says: [defaultN]: is a LOCAL rank, [rankN]: global."""
     msg = strip_prefix(line)
-    assert msg.rank == rank
+    assert msg.prefix == fields
     assert msg.text == rest
 
 
@@ -47,13 +58,16 @@ def test_rank_prefixes(line: str, rank: int | None, rest: str) -> None:
     ],
 )
 def test_inline_rank(line: str, rank: int | None) -> None:
-    assert inline_rank(line) == rank
+    got = builtin().claims_of(line).get("rank")
+    assert (int(got) if got is not None else None) == rank
 
 
 def test_hosts_from_syslog_and_nccl_prefixes() -> None:
-    assert line_host("Nov 29 10:00:01 node3 kernel: [12.5] NVRM: Xid") == "node3"
-    assert line_host("gpu-a12:1234:5678 [0] transport/net_ib.cc:881 NCCL WARN NET/IB") == "gpu-a12"
-    assert line_host("no host here") is None
+    claims = builtin().claims_of
+    assert claims("Nov 29 10:00:01 node3 kernel: [12.5] NVRM: Xid").get("host") == "node3"
+    nccl = claims("gpu-a12:1234:5678 [0] transport/net_ib.cc:881 NCCL WARN NET/IB")
+    assert (nccl.get("host"), nccl.get("pid"), nccl.get("device")) == ("gpu-a12", "1234", "0")
+    assert claims("no host here").get("host") is None
 
 
 @pytest.mark.parametrize(
@@ -103,20 +117,20 @@ def test_no_timestamp_and_invalid_dates() -> None:
 
 def test_pdsh_host_prefix_is_stripped_and_kept() -> None:
     msg = strip_prefix("worker-1: [rank9]: KeyError: 'x'")
-    assert (msg.host, msg.rank, msg.text) == ("worker-1", 9, "KeyError: 'x'")
-    assert strip_prefix("10.0.0.5: RuntimeError: x").host == "10.0.0.5"
-    assert strip_prefix("RuntimeError: x").host is None
-    assert strip_prefix("boto3.exceptions.S3UploadFailedError: x").host is None
-    assert strip_prefix("slurmstepd-c117: error: x").host is None
-    assert strip_prefix("node017: x").host == "node017"
-    assert strip_prefix("dgx-a100-07: x").host == "dgx-a100-07"
+    assert (msg.prefix, msg.text) == ({"host": "worker-1", "rank": "9"}, "KeyError: 'x'")
+    assert strip_prefix("10.0.0.5: RuntimeError: x").prefix.get("host") == "10.0.0.5"
+    assert strip_prefix("RuntimeError: x").prefix.get("host") is None
+    assert strip_prefix("boto3.exceptions.S3UploadFailedError: x").prefix.get("host") is None
+    assert strip_prefix("slurmstepd-c117: error: x").prefix.get("host") is None
+    assert strip_prefix("node017: x").prefix.get("host") == "node017"
+    assert strip_prefix("dgx-a100-07: x").prefix.get("host") == "dgx-a100-07"
     for tool in (
         "accept4: Too many open files",
         "e1000e: link down",
         "nvme0n1: I/O error",
         "sda1: x",
     ):
-        assert strip_prefix(tool).host is None, tool
+        assert strip_prefix(tool).prefix.get("host") is None, tool
 
 
 @pytest.mark.parametrize(

@@ -170,7 +170,7 @@ def test_sampling_keeps_timeline_and_error_region_exact(
     sampled, full = _sampled_and_full(log, engine, monkeypatch)
     assert [x.line for x in sampled.errors.all()] == [x.line for x in full.errors.all()]
     assert [x.line for x in sampled.errors.region()] == [x.line for x in full.errors.region()]
-    ev_s, ev_f = sampled.collector.evidence(None), full.collector.evidence(None)
+    ev_s, ev_f = sampled.evidence(), full.evidence()
     assert ev_s.progress == ev_f.progress
     assert len(ev_s.progress) == 4
     assert [(f.first.line, f.count) for f in ev_s.findings] == [
@@ -186,6 +186,6 @@ def test_a_rank_that_stops_mid_block_in_a_merged_console_is_found_where_it_stopp
     log = tmp_path / "console.log"
     log.write_text("\n".join(lines) + "\n")
     sampled, full = _sampled_and_full(log, engine, monkeypatch)
-    progress = sampled.collector.evidence(None).progress
-    assert progress == full.collector.evidence(None).progress
+    progress = sampled.evidence().progress
+    assert progress == full.evidence().progress
     assert {p.rank: p.last_step for p in progress}[7] == 450

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from analyzer.sources import SourceNotes, iter_streams, path_hints
+from analyzer.job import path_hosts, path_who
+from analyzer.sources import SourceNotes, iter_streams
 
 LOG = b"line one\nline two\n"
 
@@ -126,22 +127,36 @@ def test_truncated_gzip_raises_only_while_reading(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "rank", "host"),
+    ("name", "rank", "local", "device", "hosts"),
     [
-        ("rank_3/stdout.log", 3, None),
-        ("logs/rank-12.log", 12, None),
-        ("rank5.log", 5, None),
-        ("run/attempt_0/7/stdout.log", 7, None),
-        ("worker-3.log", 3, None),
-        ("plog/device-6/plog-123.log", 6, None),
-        ("node-a12/rank_1.log", 1, "node-a12"),
-        ("host-gpu7.log", None, "host-gpu7"),
-        ("train.log", None, None),
-        ("job.tar.gz!logs/rank_2.log", 2, None),
+        ("rank_3/stdout.log", 3, None, None, []),
+        ("logs/rank-12.log", 12, None, None, []),
+        ("rank5.log", 5, None, None, []),
+        ("run/none_x7k2/attempt_0/7/stdout.log", None, 7, None, []),
+        # worker-N is a node (a pod, an Ascend worker), never a rank
+        ("worker-3.log", None, None, None, ["worker-3"]),
+        ("plog/device-6/plog-123.log", None, None, "6", []),
+        ("node-a12/rank_1.log", 1, None, None, ["node-a12"]),
+        ("host-gpu7.log", None, None, None, ["host-gpu7"]),
+        ("gpu-b03/console.log", None, None, None, ["gpu-b03"]),
+        ("dmesg-dgx-013.txt", None, None, None, ["dgx-013"]),
+        ("dgx-013.kern.log", None, None, None, ["dgx-013"]),
+        ("llama-pretrain-worker-1.log", None, None, None, ["llama-pretrain-worker-1"]),
+        ("10.0.0.5/train.log", None, None, None, ["10.0.0.5"]),
+        # generic folders and job files are not hosts
+        ("node_logs/train.log", None, None, None, []),
+        ("slurm-12345.out", None, None, None, []),
+        ("plog/plog-2717288_20250723034757070.log", None, None, None, []),
+        ("train.log", None, None, None, []),
+        ("job.tar.gz!logs/rank_2.log", 2, None, None, []),
     ],
 )
-def test_path_hints(name: str, rank: int | None, host: str | None) -> None:
-    assert path_hints(name) == (rank, host)
+def test_path_claims(
+    name: str, rank: int | None, local: int | None, device: str | None, hosts: list[str]
+) -> None:
+    who = path_who(name)
+    assert (who.path_rank, who.path_local, who.path_device) == (rank, local, device)
+    assert path_hosts(name) == hosts
 
 
 def test_a_decompression_bomb_stops_with_a_note(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -219,15 +219,20 @@ def scrubber(work: Path, torchrun: str) -> list[tuple[re.Pattern[str], str]]:
     return [(re.compile(a), b) for a, b in pairs]
 
 
+def scrub_bytes(data: bytes, subs: list[tuple[re.Pattern[str], str]]) -> bytes:
+    """Apply the substitutions to raw log bytes (undecodable bytes survive as they are)."""
+    text = data.decode("utf-8", errors="surrogateescape")
+    for rx, repl in subs:
+        text = rx.sub(repl, text)
+    return text.encode("utf-8", errors="surrogateescape")
+
+
 def scrub_tree(src: Path, dst: Path, subs: list[tuple[re.Pattern[str], str]]) -> None:
     for path in sorted(src.rglob("*")):
         if not path.is_file():
             continue
         rel = path.relative_to(src)
-        text = path.read_bytes().decode("utf-8", errors="surrogateescape")
-        for rx, repl in subs:
-            text = rx.sub(repl, text)
-        data = text.encode("utf-8", errors="surrogateescape")
+        data = scrub_bytes(path.read_bytes(), subs)
         if len(data) > MAX_FILE:
             raise RuntimeError(f"{rel}: {len(data)} bytes, over {MAX_FILE}")
         target = dst / rel

@@ -12,7 +12,11 @@ Environment:
   ``kill`` (the rank SIGKILLs itself, as the kernel OOM killer would), ``oom`` (the rank
   grows a host buffer of torch tensors under an ``RLIMIT_AS`` cap until torch's CPU
   allocator fails), ``memerror`` (the same with Python objects, until ``MemoryError``),
-  ``nan`` (the rank's batch holds a NaN, its loss is NaN and it stops training).
+  ``nan`` (the rank's batch holds a NaN, its loss is NaN and it stops training),
+  ``exit`` (the rank calls ``os._exit(1)``: it is gone without a word, no traceback, no
+  error file), ``oomkill`` (the rank grows host memory until the kernel's OOM killer kills
+  it; only inside a memory cgroup with a limit under 8 GiB, which the caller sets up, e.g.
+  ``run_multinode.py``; anywhere else it refuses with a ``RuntimeError``).
 - ``FAULT_RANK`` (default 1) and ``FAULT_STEP`` (default 120) select where;
   ``FAULT_ATTEMPTS`` (e.g. ``0``; default: every attempt) in which attempts of a
   supervised run (``HA_ATTEMPT``, set by ``ha-run``) the fault happens.
@@ -21,6 +25,11 @@ Environment:
 - ``STEPS`` (300), ``LOG_EVERY`` (10), ``CKPT_EVERY`` (100), ``CKPT_DIR`` (``checkpoints``),
   ``PG_TIMEOUT`` (20 seconds, the process-group / gloo collective timeout),
   ``RECORD_ERRORS`` (1: ``main`` is wrapped in torchelastic's ``@record``; 0: it is not).
+- ``LOG_RANK`` (1: every log line carries ``[rank N]``; 0: it does not, so only the
+  launcher's lines tell which rank is which).
+- ``RANK_INFO_DIR``: if set, every rank writes ``rank-<RANK>.json`` there at start (global
+  rank, local rank, group/node rank, hostname, pid): the ground truth of where each rank
+  ran, kept outside the logs.
 """
 
 from __future__ import annotations
@@ -86,12 +95,86 @@ def exhaust_host_memory(kind: str) -> None:
             held.append(bytearray(chunk))
 
 
+MEMCG_MAX = 8 << 30  # FAULT=oomkill only runs under a memory cgroup limit below this
+
+
+def memcg_limit() -> int | None:
+    """The memory limit of this process's cgroup (v1 or v2), if it has one."""
+    try:
+        with open("/proc/self/cgroup") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if "memory" in controllers.split(","):
+            limit = f"/sys/fs/cgroup/memory{path}/memory.limit_in_bytes"
+        elif controllers == "":
+            limit = f"/sys/fs/cgroup{path}/memory.max"
+        else:
+            continue
+        try:
+            with open(limit) as f:
+                value = f.read().strip()
+        except OSError:
+            continue
+        if value.isdigit() and int(value) < MEMCG_MAX:
+            return int(value)
+    return None
+
+
+def grow_until_oom_killed() -> None:
+    """Touch ever more host memory until the kernel's OOM killer ends this process.
+
+    E.g. a rank that caches every decoded sample of its shard. Safe only inside a memory
+    cgroup with a small limit: without one it refuses, and it never goes past the limit.
+    """
+    limit = memcg_limit()
+    if limit is None:
+        raise RuntimeError("FAULT=oomkill needs a memory cgroup with a limit under 8 GiB")
+    held: list[torch.Tensor] = []
+    chunk = 64 << 20
+    while len(held) * chunk < limit + chunk:  # the kernel kills us long before this
+        held.append(torch.ones(chunk // 4, dtype=torch.float32))
+    raise RuntimeError(f"FAULT=oomkill: {len(held) * chunk} bytes allocated, no OOM kill")
+
+
+def write_rank_info(rank: int, world: int) -> None:
+    """Record where this rank runs (ground truth for the corpus labels)."""
+    import json
+    import socket
+
+    folder = os.environ.get("RANK_INFO_DIR")
+    if not folder:
+        return
+    info = {
+        "rank": rank,
+        "local_rank": int(os.environ.get("LOCAL_RANK", "0")),
+        "node_rank": int(os.environ.get("GROUP_RANK", "0")),
+        "role_rank": int(os.environ.get("ROLE_RANK", str(rank))),
+        "local_world_size": int(os.environ.get("LOCAL_WORLD_SIZE", "1")),
+        "world_size": world,
+        "host": socket.gethostname(),
+        "pid": os.getpid(),
+        "master_addr": os.environ.get("MASTER_ADDR"),
+        "run_id": os.environ.get("TORCHELASTIC_RUN_ID"),
+        "restart_count": int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")),
+    }
+    os.makedirs(folder, exist_ok=True)
+    tmp = os.path.join(folder, f".rank-{rank}.json.tmp")
+    with open(tmp, "w") as f:
+        json.dump(info, f)
+    os.replace(tmp, os.path.join(folder, f"rank-{rank}.json"))
+
+
 def main() -> int:
     rank = int(os.environ["RANK"])
     world = int(os.environ["WORLD_SIZE"])
+    write_rank_info(rank, world)
+    tag = f"[rank {rank}] " if os.environ.get("LOG_RANK", "1") == "1" else ""
     logging.basicConfig(
         level=logging.INFO,
-        format=f"%(asctime)s - %(name)s - %(levelname)s - [rank {rank}] %(message)s",
+        format=f"%(asctime)s - %(name)s - %(levelname)s - {tag}%(message)s",
         stream=sys.stdout,
     )
     fault = os.environ.get("FAULT", "none")
@@ -166,6 +249,11 @@ def main() -> int:
                 os.kill(os.getpid(), signal.SIGKILL)
             elif fault in ("oom", "memerror"):
                 exhaust_host_memory(fault)
+            elif fault == "exit":
+                # e.g. a library calling exit() deep inside a C extension: no message at all
+                os._exit(1)
+            elif fault == "oomkill":
+                grow_until_oom_killed()
 
         out = model(batch["input"])
         loss = loss_fn(out, batch["target"])

@@ -1,0 +1,244 @@
+"""Culprit rules: which line of the job is the root cause, and which rank failed first.
+
+Every line reaching here is resolved (analyzer.job): its rank and host are global. The
+rules apply in this order (README, "How the root cause is chosen"); each has a
+minimal-bundle test in tests/test_culprit.py.
+
+1. `deciding`: only lines allowed to decide: never `info`; a `min_count` signature only
+   when it matched that often; not a cause its own stream trained past (two steps);
+   after a completion marker only causes.
+2. `stall`: no cause decides and a rank stopped progressing far beyond its step time
+   (or, when the others report a collective timeout, the one rank that does not): the
+   stalled rank is the culprit (a hang).
+3. `best`: the best deciding line: cause > symptom > confirmation, then fatal > error >
+   warning, then the earliest on clock-corrected time, then file order.
+4. `located`: a line with no rank gives way to the same signature's line with one
+   (torchelastic prints a failure once bare and once in its table).
+5. `own-file`: the same line in a console copy and in the rank's own file (torchrun
+   --tee and --log-dir): the rank's own file is cited.
+6. `lowest-seq`: symptoms of one collective (timeouts): the rank with the lowest
+   sequence number, the one that fell behind.
+7. `silent-exit`: only peers' lost-connection symptoms decide, and a worker exited on
+   its own (exit code > 0, not a teardown signal) without a cause or symptom of its
+   own: that worker is the culprit, and what it died of is unknown.
+8. `node-rank`: a node-level line (`blame: node`: kernel, driver) with no process of its
+   own (the job model found none by its pid): the first rank on its host in trouble
+   within two minutes, or on an uptime clock the first rank after it in its file with
+   the same kind of failure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .correlate import Evidence, time_key
+from .timeline import Stall
+from .types import Hit
+
+# teardown signals a launcher sends to the survivors (SIGTERM, SIGINT, SIGHUP)
+_TEARDOWN_EXITS = frozenset({-15, -2, -1, 143, 130, 129})
+
+
+@dataclass(frozen=True)
+class Culprit:
+    """The root cause: a line (`hit`) or a stalled rank (`stall`), and the rule that chose
+    it; `final` when no classifier may overrule it (a rule read the logs to the end)."""
+
+    hit: Hit | None
+    stall: Stall | None
+    rule: str
+    final: bool = False
+
+
+def deciding(ev: Evidence) -> list[Hit]:
+    """Rule 1: the candidates allowed to decide the verdict.
+
+    `info` lines are context. A signature with `min_count` decides only when it matched
+    that often (one NaN gradient norm is a skipped fp16 step, a run of them divergence).
+    A cause line after which its own stream kept training did not stop the run: a caught
+    exception, a print that mentions a failure. Once a completion marker shows that the
+    run (or its worker group) finished, only a cause can make it a failure: teardown and
+    timeouts around a successful elastic restart are not one.
+    """
+    out = [
+        h
+        for h in ev.candidates
+        if h.signature.severity != "info"
+        and ev.counts.get(h.signature.id, 0) >= h.signature.min_count
+        and (h.signature.id, *h.stream_key) not in ev.survived
+    ]
+    if ev.completed:
+        out = [h for h in out if h.signature.role == "cause"]
+    return out
+
+
+def choose(ev: Evidence) -> Culprit | None:
+    """The root cause by the rules above; None when nothing decides."""
+    hits = deciding(ev)
+    stall = _stall(ev, hits)
+    if stall is not None:
+        return Culprit(None, stall, "stall")
+    if not hits:
+        return None
+    root, rule = hits[0], "best"
+    if root.rank is None:
+        located = [h for h in hits if h.signature is root.signature and h.rank is not None]
+        if located:
+            root, rule = located[0], "located"
+    own = _own_file(root, hits)
+    if own is not root:
+        root, rule = own, "own-file"
+    if root.signature.role == "symptom" and _seq(root) is not None:
+        return Culprit(_lowest_seq(root, hits), None, "lowest-seq")
+    exited = _silent_exit(root, hits, ev)
+    if exited is not None:
+        return Culprit(exited, None, "silent-exit", final=True)
+    if root.rank is None and root.signature.blame == "node":
+        rank = _node_rank(root, ev.candidates)
+        if rank is not None:
+            return Culprit(_with_rank(root, rank), None, "node-rank")
+    return Culprit(root, None, rule)
+
+
+def _stall(ev: Evidence, hits: list[Hit]) -> Stall | None:
+    """Rule 2: the stall that is the root cause, if the logs show one.
+
+    Per the taxonomy a progress gap far beyond the step time makes a hang, unless a cause
+    explains it (a rank that crashed also stops progressing). Collective timeouts and
+    teardown are what the other ranks print while one rank hangs; when most ranks report
+    a timeout and one does not, it is the rank they waited for.
+    """
+    if ev.completed:  # a finished run's silence is not a hang
+        return None
+    root = hits[0] if hits else None
+    if root is not None and root.signature.role == "cause":
+        return None
+    if root is not None and root.signature.category == "collective_timeout":
+        waited = {
+            h.rank
+            for h in hits
+            if h.signature.category == "collective_timeout" and h.rank is not None
+        }
+        silent = ev.timeline.silent(waited, ev.end)
+        if silent is not None:
+            return silent
+    return ev.stalls[0] if ev.stalls else None
+
+
+def _own_file(root: Hit, hits: list[Hit]) -> Hit:
+    """Rule 5: the same line of the same rank in the rank's own file (its path names it)
+    rather than in a console that copies every rank's output."""
+    if root.rank is None or root.who.path_local is not None or root.who.path_rank is not None:
+        return root
+    text = _message(root)
+    for h in hits:
+        if (
+            h.signature is root.signature
+            and h.rank == root.rank
+            and h.file_index != root.file_index
+            and (h.who.path_local is not None or h.who.path_rank is not None)
+            and _message(h) == text
+        ):
+            return h
+    return root
+
+
+def _message(hit: Hit) -> str:
+    from .lines import strip_prefix
+
+    return strip_prefix(hit.text).text.strip()
+
+
+_SEQ_KEYS = ("last_enqueued", "last_completed", "seq")
+
+
+def _seq(hit: Hit) -> int | None:
+    for key in _SEQ_KEYS:
+        value = hit.captures.get(key)
+        if value is not None and value.isdigit():
+            return int(value)
+    return None
+
+
+def _lowest_seq(root: Hit, hits: list[Hit]) -> Hit:
+    """Rule 6: every rank that reached collective N reports a timeout on N; the rank that
+    hung or died never enqueued it, so its own watchdog line (if any) names the lowest
+    sequence number (`last enqueued NCCL work`, else `SeqNum`)."""
+    tier = (root.signature.role, root.signature.severity, root.signature.category)
+    same = [
+        h
+        for h in hits
+        if (h.signature.role, h.signature.severity, h.signature.category) == tier
+        and _seq(h) is not None
+    ]
+    return min(same, key=lambda h: (_seq(h), time_key(h), h.file_index, h.line))
+
+
+def _silent_exit(root: Hit, hits: list[Hit], ev: Evidence) -> Hit | None:
+    """Rule 7: a worker that exited with an error code and said nothing, while the others
+    only report losing a peer (gloo's `Connection closed by peer`, NCCL's `remote process
+    exited`). Those lines are echoes of its exit; a launcher's exit report names it."""
+    if root.signature.role != "symptom" or root.signature.category != "network_fault":
+        return None
+    if any(h.signature.role == "symptom" and h.signature.category != "network_fault"
+           for h in hits if h.signature.severity == root.signature.severity):  # fmt: skip
+        return None
+    spoke = {h.rank for h in hits if h.signature.role in ("cause", "symptom")}
+    exits = [
+        h
+        for h in ev.candidates
+        if _exit_code(h) is not None
+        and _exit_code(h) not in _TEARDOWN_EXITS
+        and (_exit_code(h) or 0) != 0
+        and h.rank is not None
+        and h.rank not in spoke
+    ]
+    return min(exits, key=lambda h: (time_key(h), h.file_index, h.line)) if exits else None
+
+
+def _exit_code(hit: Hit) -> int | None:
+    code = hit.captures.get("exitcode")
+    try:
+        return int(code) if code is not None else None
+    except ValueError:
+        return None
+
+
+def _node_rank(root: Hit, hits: list[Hit]) -> int | None:
+    """Rule 8: the rank a node-level root cause (a kernel line: Xid, OOM killer) struck:
+    the first rank on the same host that reported trouble within two minutes of it; for
+    a line on an uptime clock (dmesg), the first rank after it in the same file that
+    reports the same kind of failure (the CUDA error that echoes an Xid)."""
+    if root.rank is not None:
+        return None
+    if root.time is None or not root.time.absolute:
+        echoes = [
+            h
+            for h in hits
+            if h.rank is not None
+            and h.file_index == root.file_index
+            and h.line > root.line
+            and h.signature.category == root.signature.category
+        ]
+        return min(echoes, key=lambda h: h.line).rank if echoes else None
+    if not root.host:
+        return None
+    t0 = root.time.epoch
+    # A line with no host of its own may be on that host when no other host is in sight.
+    single_host = len({h.host for h in hits if h.host}) <= 1
+    near = [
+        h
+        for h in hits
+        if h.rank is not None
+        and (h.host == root.host or (h.host is None and single_host))
+        and h.time is not None
+        and h.time.absolute
+        and -5.0 <= h.time.epoch - t0 <= 120.0
+    ]
+    return min(near, key=lambda h: h.time.epoch if h.time else 0.0).rank if near else None
+
+
+def _with_rank(hit: Hit, rank: int) -> Hit:
+    from dataclasses import replace
+
+    return replace(hit, rank=rank)

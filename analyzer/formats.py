@@ -1,0 +1,246 @@
+"""Line formats as data: the prefixes, claims and facts that say who logged a line.
+
+`patterns/formats.yaml` (and a `formats.yaml` in any --patterns folder) lists them with
+real examples; this module validates and compiles them, and runs their examples (the
+suite and `ha-analyze patterns test` do). A new launcher or collector layout is a YAML
+entry, not an engine edit. The job model (analyzer.job) is their one consumer.
+
+Prefixes and claims run with Python's `re` on lines a signature already matched (a few
+thousand in a large job) and are anchored or short; facts are found by the scan's
+automaton, so their regexes keep to the subset RE2 and Hyperscan share.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .types import PatternError
+
+FORMATS_FILE = "formats.yaml"
+FIELDS = frozenset(
+    {
+        "rank",
+        "local_rank",
+        "task",
+        "node_rank",
+        "nnodes",
+        "nproc",
+        "world_size",
+        "host",
+        "pid",
+        "device",
+        "busid",
+        "ip",
+        "local_ranks",
+        "global_ranks",
+        "host_ranks",
+    }
+)
+_KINDS = ("prefixes", "claims", "facts")
+_ENTRY_KEYS = frozenset({"id", "what", "regex", "block", "examples", "negatives"})
+_MAX_STACK = 4  # prefixes in front of each other: kubectl stamp, srun label, tee, rank
+
+
+@dataclass(frozen=True)
+class Format:
+    """One compiled entry of a formats file."""
+
+    id: str
+    kind: str  # "prefixes" | "claims" | "facts"
+    regex: str
+    compiled: re.Pattern[str]
+    block: str | None
+    examples: tuple[dict[str, Any], ...]
+    negatives: tuple[str, ...]
+    source: str
+
+
+Fields = dict[str, str]
+
+
+@dataclass(frozen=True)
+class Formats:
+    """Every loaded format, built-ins first."""
+
+    prefixes: tuple[Format, ...]
+    claims: tuple[Format, ...]
+    facts: tuple[Format, ...]
+
+    def strip(self, text: str) -> tuple[str, Fields]:
+        """Remove the prefixes at the start of `text` (stacked, up to four); return the
+        rest and what they name. A field named twice keeps its first (outermost) value."""
+        found: Fields = {}
+        for _ in range(_MAX_STACK):
+            for p in self.prefixes:
+                m = p.compiled.match(text)
+                if m and m.end() > 0:
+                    for k, v in m.groupdict().items():
+                        if v is not None:
+                            found.setdefault(k, v)
+                    text = text[m.end() :]
+                    break
+            else:
+                break
+        return text, found
+
+    def claims_of(self, text: str) -> Fields:
+        """What a line says of who logged it, searched in the message (first wins)."""
+        found: Fields = {}
+        for c in self.claims:
+            m = c.compiled.search(text)
+            if m:
+                for k, v in m.groupdict().items():
+                    if v is not None:
+                        found.setdefault(k, v)
+        return found
+
+    def fact(self, index: int, text: str) -> Fields | None:
+        """The fields of fact `index` in a line (its message), None if it does not match."""
+        m = self.facts[index].compiled.search(text)
+        if m is None:
+            return None
+        return {k: v for k, v in m.groupdict().items() if v is not None}
+
+
+def _entry(raw: Any, kind: str, where: str) -> Format:
+    if not isinstance(raw, dict):
+        raise PatternError(f"{where}: each entry is a mapping")
+    fid = raw.get("id")
+    if not isinstance(fid, str) or not re.fullmatch(r"[a-z0-9][a-z0-9-]*", fid):
+        raise PatternError(f"{where}: id: a lower-case id is required, got {fid!r}")
+    here = f"{where}: {fid}"
+    unknown = sorted(set(raw) - _ENTRY_KEYS)
+    if unknown:
+        raise PatternError(f"{here}: unknown key(s) {', '.join(unknown)}")
+    rx = raw.get("regex")
+    if not isinstance(rx, str) or not rx:
+        raise PatternError(f"{here}: regex: a regular expression is required")
+    try:
+        compiled = re.compile(rx)
+    except re.error as e:
+        raise PatternError(f"{here}: regex: {e}") from None
+    bad = sorted(set(compiled.groupindex) - FIELDS)
+    if bad:
+        raise PatternError(
+            f"{here}: regex: unknown field(s) {', '.join(bad)} (known: {', '.join(sorted(FIELDS))})"
+        )
+    if kind == "facts":  # the automaton finds them: the engines' shared subset only
+        from .signatures import check_regex
+
+        check_regex(rx, lambda _field, msg: PatternError(f"{here}: regex: {msg}"))
+    examples = raw.get("examples") or []
+    if not isinstance(examples, list) or not examples:
+        raise PatternError(f"{here}: examples: at least one real example line is required")
+    for ex in examples:
+        if not isinstance(ex, dict) or not isinstance(ex.get("line"), str):
+            raise PatternError(f"{here}: examples: each is {{line: ..., fields: {{...}}}}")
+    negatives = raw.get("negatives") or []
+    if not isinstance(negatives, list) or not all(isinstance(n, str) for n in negatives):
+        raise PatternError(f"{here}: negatives: a list of lines")
+    block = raw.get("block")
+    if block is not None and (kind != "facts" or not isinstance(block, str)):
+        raise PatternError(f"{here}: block: only facts have a block name")
+    return Format(
+        fid, kind, rx, compiled, block, tuple(examples), tuple(negatives), where.split(":")[0]
+    )
+
+
+def _load_file(path: Path) -> dict[str, list[Format]]:
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError, UnicodeDecodeError) as e:
+        raise PatternError(f"{path}: cannot read: {e}") from None
+    if not isinstance(doc, dict) or set(doc) - set(_KINDS):
+        raise PatternError(f"{path}: a formats file has the keys {', '.join(_KINDS)} only")
+    out: dict[str, list[Format]] = {k: [] for k in _KINDS}
+    for kind in _KINDS:
+        entries = doc.get(kind) or []
+        if not isinstance(entries, list):
+            raise PatternError(f"{path}: {kind}: a list of entries")
+        out[kind] = [_entry(raw, kind, f"{path}: {kind}") for raw in entries]
+    return out
+
+
+def format_files(builtin: Path | None, extra: Iterable[str]) -> tuple[Path, ...]:
+    """The built-in formats file, then each extra folder's formats.yaml (or a file so named)."""
+    files = [builtin / FORMATS_FILE] if builtin is not None else []
+    for item in extra:
+        p = Path(item)
+        if p.is_dir():
+            files += sorted(p.rglob(FORMATS_FILE))
+        elif p.name == FORMATS_FILE:
+            files.append(p)
+    return tuple(f for f in files if f.is_file())
+
+
+@lru_cache(maxsize=8)
+def load(files: tuple[Path, ...]) -> Formats:
+    """The formats of these files, in order; an id defined twice is an error."""
+    merged: dict[str, list[Format]] = {k: [] for k in _KINDS}
+    seen: dict[str, Path] = {}
+    for f in files:
+        for kind, entries in _load_file(f).items():
+            for e in entries:
+                if e.id in seen:
+                    raise PatternError(f"{f}: {e.id}: id: already defined in {seen[e.id]}")
+                seen[e.id] = f
+                merged[kind].append(e)
+    return Formats(tuple(merged["prefixes"]), tuple(merged["claims"]), tuple(merged["facts"]))
+
+
+def builtin() -> Formats:
+    from .signatures import builtin_dir
+
+    return load(format_files(builtin_dir(), ()))
+
+
+def run_examples(formats: Formats) -> tuple[int, list[str]]:
+    """Check every example and negative; (checked, failures as sentences)."""
+    failures: list[str] = []
+    checked = 0
+    for fmt in (*formats.prefixes, *formats.claims, *formats.facts):
+        for ex in fmt.examples:
+            checked += 1
+            line, want = ex["line"], {k: str(v) for k, v in (ex.get("fields") or {}).items()}
+            rest, got = formats.strip(line)
+            own: Fields | None
+            if fmt.kind == "prefixes":
+                own = fmt.compiled.match(line) and got
+                if "rest" in ex and rest != ex["rest"]:
+                    failures.append(f"{fmt.id}: {line!r}: rest {rest!r}, expected {ex['rest']!r}")
+            elif fmt.kind == "claims":
+                own = formats.claims_of(rest) if fmt.compiled.search(rest) else None
+            else:
+                facts = formats.facts.index(fmt)
+                fact = formats.fact(facts, rest)
+                own = None if fact is None else {**formats.claims_of(rest), **got, **fact}
+            if not own and want:
+                failures.append(f"{fmt.id}: {line!r}: does not match")
+            elif own is not None and {k: own.get(k) for k in want} != want:
+                failures.append(f"{fmt.id}: {line!r}: fields {own}, expected {want}")
+        for neg in fmt.negatives:
+            checked += 1
+            hit = fmt.compiled.match(neg) if fmt.kind == "prefixes" else fmt.compiled.search(neg)
+            if hit:
+                failures.append(f"{fmt.id}: {neg!r}: matches but should not")
+    return checked, failures
+
+
+def ranks_list(text: str) -> list[int]:
+    """ "[0, 1, 2]" -> [0, 1, 2]."""
+    return [int(x) for x in re.findall(r"\d+", text)]
+
+
+def host_ranks(text: str) -> dict[str, list[int]]:
+    """ "{'worker-0': [0, 1], 'worker-1': [2, 3]}" -> {'worker-0': [0, 1], ...}."""
+    return {
+        host: ranks_list(ranks)
+        for host, ranks in re.findall(r"['\"]([\w.-]+)['\"]\s*:\s*(\[[\d,\s]*\])", text)
+    }

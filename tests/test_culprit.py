@@ -1,0 +1,155 @@
+"""The culprit rules (analyzer.culprit), one minimal bundle per rule, in their order.
+
+Each bundle holds real-format lines (torch 2.x, torchrun, gloo, NCCL, the NVIDIA driver)
+and is built so that the rule under test decides; the assertion names the rule's pick.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import write_bundle
+
+from analyzer import Analyzer, Settings, analyze
+from analyzer.culprit import choose
+
+GLOO_LOST = (
+    "[rank{r}]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/"
+    "pair.cc:553] Connection closed by peer [127.0.0.1]:53940. This is typically caused by "
+    "a remote worker crashing. Check the logs of the remote worker before reporting an error."
+)
+WATCHDOG = (
+    "[rank{r}]:[E626 05:06:30.929096625 ProcessGroupNCCL.cpp:632] [Rank {r}] Watchdog caught "
+    "collective operation timeout: WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE, NumelIn=16384000, "
+    "NumelOut=16384000, Timeout(ms)=1800000) ran for 1800065 milliseconds before timing out."
+)
+OOM = (
+    "[rank{r}]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 22.78 GiB. GPU 0 "
+    "has a total capacity of 31.47 GiB of which 12.73 GiB is free."
+)
+
+
+def _step(rank: int, step: int, minute: int = 0) -> str:
+    return f"2026-11-29 10:{minute:02d}:{step % 60:02d},000 - train - INFO - [rank {rank}] step {step}/300 loss 1.0"
+
+
+def _rule(logs: Path) -> str | None:
+    job = Analyzer(Settings(model=False))
+    job.read_paths([str(logs)])
+    c = choose(job.evidence())
+    return c.rule if c is not None else None
+
+
+def _bare_step(step: int) -> str:
+    return f"2026-11-29 10:00:{step:02d},000 - train - INFO - step {step}/300 loss 1.0"
+
+
+@pytest.mark.parametrize("step", [lambda s: _step(0, s), _bare_step], ids=["ranked", "bare"])
+def test_1_a_cause_its_rank_trained_past_does_not_decide(
+    tmp_path: Path, step: Callable[[int], str]
+) -> None:
+    """A caught OOM (torch's [rank0]: prefix) in rank 0's file, then three more steps,
+    whether the step lines name the rank or not: the run did not stop there."""
+    lines = [step(1), OOM.format(r=0), step(2), step(3), step(4)]
+    v = analyze(write_bundle(tmp_path, {"rank_0.log": lines}), model=False)
+    assert v.category == "none"
+    died = [step(1), step(2), step(3), OOM.format(r=0), step(4)]
+    assert (
+        analyze(write_bundle(tmp_path, {"rank_0.log": died}), model=False).category == "device_oom"
+    )
+
+
+def test_2_a_stalled_rank_is_the_culprit_when_no_cause_decides(tmp_path: Path) -> None:
+    fast = [
+        f"2026-11-29 10:00:{s:02d},000 - train - INFO - [rank 0] step {s}/300 loss 1"
+        for s in range(1, 40)
+    ]
+    stuck = [
+        f"2026-11-29 10:00:{s:02d},000 - train - INFO - [rank 1] step {s}/300 loss 1"
+        for s in range(1, 10)
+    ]
+    later = ["2026-11-29 10:59:00,000 - monitor - INFO - heartbeat"]
+    logs = write_bundle(tmp_path, {"rank_0.log": fast + later, "rank_1.log": stuck})
+    assert _rule(logs) == "stall"
+    v = analyze(logs, model=False)
+    assert v.category == "hang" and v.root_cause is not None and v.root_cause.rank == 1
+
+
+def test_3_a_cause_outranks_an_earlier_symptom(tmp_path: Path) -> None:
+    lines = {
+        "rank_0.log": ["2026-11-29 10:00:00,000 x", GLOO_LOST.format(r=0)],
+        "rank_1.log": ["2026-11-29 10:00:05,000 x", OOM.format(r=1)],
+    }
+    logs = write_bundle(tmp_path, lines)
+    assert _rule(logs) == "best"
+    v = analyze(logs, model=False)
+    assert v.category == "device_oom" and v.root_cause is not None and v.root_cause.rank == 1
+
+
+def test_4_a_bare_line_gives_way_to_the_same_evidence_with_a_rank(tmp_path: Path) -> None:
+    bare = OOM.format(r=0).split(": ", 1)[1]
+    logs = write_bundle(tmp_path, {"a.log": [bare], "b.log": [OOM.format(r=5)]})
+    assert _rule(logs) == "located"
+    v = analyze(logs, model=False)
+    assert v.root_cause is not None and v.root_cause.rank == 5
+
+
+def test_5_the_ranks_own_file_is_cited_over_the_console_copy(tmp_path: Path) -> None:
+    """torchrun --tee 3 --log-dir: the same line in the console and in attempt_0/1/."""
+    logs = write_bundle(
+        tmp_path,
+        {
+            "launcher.log": ["[default1]:" + OOM.format(r=1)],
+            "none_x7k2/attempt_0/1/stderr.log": [OOM.format(r=1)],
+        },
+    )
+    assert _rule(logs) == "own-file"
+    v = analyze(logs, model=False)
+    assert v.root_cause is not None and v.root_cause.file == "none_x7k2/attempt_0/1/stderr.log"
+
+
+def test_6_timeouts_of_one_collective_blame_the_lowest_sequence_number(tmp_path: Path) -> None:
+    lines = [WATCHDOG.format(r=0, seq=120049), WATCHDOG.format(r=3, seq=120048)]
+    lines += [WATCHDOG.format(r=1, seq=120049)]
+    logs = write_bundle(tmp_path, {"console.log": lines})
+    assert _rule(logs) == "lowest-seq"
+    v = analyze(logs, model=False)
+    assert v.root_cause is not None and v.root_cause.rank == 3
+
+
+def test_7_a_worker_that_exits_without_a_word_is_the_culprit_not_its_peers(tmp_path: Path) -> None:
+    """os._exit(1) on rank 1: the others lose their gloo peer; torchrun names the exit."""
+    launcher = [
+        "[default0]:" + GLOO_LOST.format(r=0),
+        "E1201 20:45:37.037000 12577 site-packages/torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: 1) local_rank: 1 (pid: 12592) of binary: /workspace/venv/bin/python3",
+    ]
+    logs = write_bundle(tmp_path, {"launcher.log": launcher})
+    assert _rule(logs) == "silent-exit"
+    v = analyze(logs)
+    assert v.category == "unknown" and v.decided_by == "signature"
+    assert v.root_cause is not None and v.root_cause.rank == 1
+
+
+def test_7_a_network_fault_every_rank_reports_is_not_a_silent_exit(tmp_path: Path) -> None:
+    """Every exited worker said it lost its peer: the verdict stays the network fault."""
+    launcher = [
+        "[default0]:" + GLOO_LOST.format(r=0),
+        "[default1]:" + GLOO_LOST.format(r=1),
+        "E1201 20:45:37.037000 12577 site-packages/torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: 1) local_rank: 1 (pid: 12592) of binary: /workspace/venv/bin/python3",
+    ]
+    v = analyze(write_bundle(tmp_path, {"launcher.log": launcher}), model=False)
+    assert v.category == "network_fault"
+
+
+def test_8_a_kernel_line_on_an_uptime_clock_strikes_the_rank_that_echoes_it(tmp_path: Path) -> None:
+    lines = [
+        "[2381771.004223] NVRM: Xid (PCI:0000:9b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.",
+        "[rank5]: RuntimeError: CUDA error: unspecified launch failure",
+    ]
+    logs = write_bundle(tmp_path, {"node.log": lines})
+    assert _rule(logs) == "node-rank"
+    v = analyze(logs, model=False)
+    assert v.category == "device_fault" and v.root_cause is not None
+    assert "Xid" in v.root_cause.text and v.root_cause.rank == 5
