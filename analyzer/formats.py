@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +44,7 @@ FIELDS = frozenset(
     }
 )
 _KINDS = ("prefixes", "claims", "facts")
-_ENTRY_KEYS = frozenset({"id", "what", "regex", "block", "examples", "negatives"})
+_ENTRY_KEYS = frozenset({"id", "what", "regex", "block", "literals", "examples", "negatives"})
 _MAX_STACK = 4  # prefixes in front of each other: kubectl stamp, srun label, tee, rank
 
 
@@ -57,6 +57,7 @@ class Format:
     regex: str
     compiled: re.Pattern[str]
     block: str | None
+    literals: tuple[str, ...]  # one of them is in every line it matches: a cheap precheck
     examples: tuple[dict[str, Any], ...]
     negatives: tuple[str, ...]
     source: str
@@ -73,27 +74,72 @@ class Formats:
     claims: tuple[Format, ...]
     facts: tuple[Format, ...]
 
+    @cached_property
+    def _alternation(self) -> tuple[str, dict[str, str]] | None:
+        """Every prefix in one alternation (tried in order, as listed), its groups named
+        `p<i>_<field>`: one match per stacked prefix, not one per format."""
+        if not self.prefixes:
+            return None
+        parts, fields = [], {}
+        for i, p in enumerate(self.prefixes):
+            rx = p.regex
+            for name in p.compiled.groupindex:
+                rx = rx.replace(f"(?P<{name}>", f"(?P<p{i}_{name}>")
+                fields[f"p{i}_{name}"] = name
+            parts.append(f"(?:{rx})")
+        return "|".join(parts), fields
+
+    @cached_property
+    def _prefix(self) -> tuple[re.Pattern[str], dict[str, str]] | None:
+        alt = self._alternation
+        return None if alt is None else (re.compile(alt[0]), alt[1])
+
+    @cached_property
+    def _prefix_bytes(self) -> re.Pattern[bytes] | None:
+        alt = self._alternation
+        return None if alt is None else re.compile(alt[0].encode())
+
+    def key(self, block: bytes, start: int) -> bytes:
+        """What the prefixes at `start` of a block name, as bytes (b"" if nothing): the
+        key by which a merged console's step lines are sampled per process
+        (automaton.Sampler). Matched on the bytes, not decoded: it runs per step line."""
+        rx = self._prefix_bytes
+        m = rx.match(block, start) if rx is not None else None
+        if rx is None or m is None:
+            return b""  # most lines: one failed match
+        out = []
+        pos = start
+        for _ in range(_MAX_STACK):
+            m = rx.match(block, pos)
+            if m is None or m.end() == pos:
+                break
+            out += [v for v in m.groups() if v is not None]
+            pos = m.end()
+        return b"/".join(out)
+
     def strip(self, text: str) -> tuple[str, Fields]:
         """Remove the prefixes at the start of `text` (stacked, up to four); return the
         rest and what they name. A field named twice keeps its first (outermost) value."""
         found: Fields = {}
+        if self._prefix is None:
+            return text, found
+        rx, fields = self._prefix
         for _ in range(_MAX_STACK):
-            for p in self.prefixes:
-                m = p.compiled.match(text)
-                if m and m.end() > 0:
-                    for k, v in m.groupdict().items():
-                        if v is not None:
-                            found.setdefault(k, v)
-                    text = text[m.end() :]
-                    break
-            else:
+            m = rx.match(text)
+            if m is None or m.end() == 0:
                 break
+            for k, v in m.groupdict().items():
+                if v is not None:
+                    found.setdefault(fields[k], v)
+            text = text[m.end() :]
         return text, found
 
     def claims_of(self, text: str) -> Fields:
         """What a line says of who logged it, searched in the message (first wins)."""
         found: Fields = {}
         for c in self.claims:
+            if c.literals and not any(lit in text for lit in c.literals):
+                continue
             m = c.compiled.search(text)
             if m:
                 for k, v in m.groupdict().items():
@@ -147,8 +193,22 @@ def _entry(raw: Any, kind: str, where: str) -> Format:
     block = raw.get("block")
     if block is not None and (kind != "facts" or not isinstance(block, str)):
         raise PatternError(f"{here}: block: only facts have a block name")
+    literals = raw.get("literals") or []
+    if not isinstance(literals, list) or not all(isinstance(x, str) and x for x in literals):
+        raise PatternError(f"{here}: literals: a list of non-empty strings")
+    for ex in examples:
+        if literals and ex.get("fields") and not any(x in ex["line"] for x in literals):
+            raise PatternError(f"{here}: literals: none is in the example {ex['line']!r}")
     return Format(
-        fid, kind, rx, compiled, block, tuple(examples), tuple(negatives), where.split(":")[0]
+        fid,
+        kind,
+        rx,
+        compiled,
+        block,
+        tuple(literals),
+        tuple(examples),
+        tuple(negatives),
+        where.split(":")[0],
     )
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
@@ -46,21 +45,6 @@ def strip_prefix(text: str, formats: Formats | None = None) -> Message:
     """Remove launcher and collector prefixes (stacked); return what they name."""
     rest, found = (formats or builtin_formats()).strip(text)
     return Message(rest, found)
-
-
-def console_key(formats: Formats) -> Callable[[bytes, int], bytes]:
-    """The key of a merged console's line at `start`: what its prefixes name (b"" if
-    nothing), by which step lines are sampled per process (automaton.Sampler)."""
-
-    def key(block: bytes, start: int) -> bytes:
-        head = block[start : start + _KEY_WINDOW].decode("latin-1")
-        _, found = formats.strip(head)
-        return "/".join(f"{k}{v}" for k, v in sorted(found.items())).encode()
-
-    return key
-
-
-_KEY_WINDOW = 160
 
 
 # --- timestamps -----------------------------------------------------------------------

@@ -19,7 +19,7 @@ from typing import Any
 from . import automaton
 from .formats import Formats
 from .formats import builtin as builtin_formats
-from .lines import clean, console_key, quoted, strip_prefix
+from .lines import clean, quoted, strip_prefix
 from .region import ERROR_LINE
 from .signatures import PatternSet, compile_exact, iter_regexes
 from .types import PatternError, Signature
@@ -64,7 +64,7 @@ class Matcher:
         steps = [i for i, s in enumerate(self.signatures) if s.progress == "step"]
         try:
             self.automaton = automaton.build(
-                regexes, engine, [steps, [self.error_index]], [console_key(self.formats), None]
+                regexes, engine, [steps, [self.error_index]], [self.formats.key, None]
             )
         except automaton.AutomatonError as e:
             sig = self.signatures[e.index]

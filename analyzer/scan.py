@@ -21,7 +21,7 @@ from typing import BinaryIO
 from .correlate import ROLE_RANK, SEVERITY_RANK
 from .formats import Fields, Formats
 from .job import who_of
-from .lines import Message, clean, console_key, has_year, parse_time, strip_prefix
+from .lines import Message, clean, has_year, parse_time, strip_prefix
 from .matcher import Matcher
 from .redact import redact
 from .region import LAST_LINES, ErrorLine, ErrorLines
@@ -46,6 +46,8 @@ SEGMENT = 64 << 20
 # Progress-only lines read per block: the first few and the last few (see
 # StreamScanner._progress_to_skip).
 _PROGRESS_HEAD, _PROGRESS_TAIL = 4, 3
+_HEX = re.compile(rb"0x[0-9a-fA-F]+")
+_MAX_FACTS_SEEN = 100_000
 _FRAME = re.compile(r'^\s*File "[^"]*", line \d+')
 _EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b")
 _TRACEBACK = "Traceback (most recent call last):"
@@ -332,9 +334,12 @@ class StreamScanner:
     ) -> None:
         self.matcher = matcher
         self.formats = matcher.formats
-        self._key = console_key(self.formats)
+        self._key = self.formats.key
         # a fact line: (file index, file name, line, fact index, fields, its claims)
         self.on_fact = on_fact
+        self._facts_seen: set[tuple[int, bytes]] = set()
+        fact_blocks = [f.block is not None for f in self.formats.facts]
+        self._in_block = [False] * (matcher.fact_base) + fact_blocks
         self.errors = errors
         # lines leave the engine only through hits: redacting them here covers every sink
         self.clean_text: Callable[[str], str] = redact if redact_secrets else _as_is
@@ -466,7 +471,7 @@ class StreamScanner:
         for index, (start, end, candidates) in enumerate(hits):
             line += block.count(b"\n", pos, start)
             pos = start
-            if index in skip:
+            if index in skip or self._seen_fact(file_index, block, start, end, candidates):
                 continue
             raw = decode(block[start:end])
             if self._quotes_code(ctx, start, raw):
@@ -531,6 +536,22 @@ class StreamScanner:
             skip.update(only[_PROGRESS_HEAD:-_PROGRESS_TAIL])
         return skip
 
+    def _seen_fact(
+        self, file_index: int, block: bytes, start: int, end: int, candidates: tuple[int, ...]
+    ) -> bool:
+        """A line that is only a fact (no signature, not error-looking, no block of a
+        table) and that its file already said, pointers aside: NCCL prints the same
+        communicator line for every group it builds. Read once per file, before any
+        decoding: the same line says the same thing again."""
+        if candidates[0] <= self.matcher.error_index or any(self._in_block[c] for c in candidates):
+            return False
+        key = (file_index, _HEX.sub(b"0x", block[start:end]))
+        if key in self._facts_seen:
+            return True
+        if len(self._facts_seen) < _MAX_FACTS_SEEN:
+            self._facts_seen.add(key)
+        return False
+
     def _who(self, at: _LineAt, msg: Message) -> Who:
         return who_of(msg.prefix, self.formats.claims_of(msg.text), at.stream.who)
 
@@ -540,9 +561,8 @@ class StreamScanner:
             return
         for k in facts:
             found = self.formats.fact(k, msg.text)
-            if found:
-                fields = {k: self.clean_text(v) for k, v in found.items()}
-                self.on_fact(at.file_index, at.stream.name, at.line, k, fields, self._who(at, msg))
+            if found:  # ids, counts and host names: no secret form, shown only resolved
+                self.on_fact(at.file_index, at.stream.name, at.line, k, found, self._who(at, msg))
 
     def _quotes_code(self, ctx: _Block, start: int, raw: str) -> bool:
         """An indented line right after a traceback frame is that frame's source code.

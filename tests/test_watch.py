@@ -102,3 +102,19 @@ def test_cli_watch_exits_with_the_failure_code(tmp_path: Path) -> None:
     assert r.returncode == 4, r.stderr
     event = json.loads(r.stdout.splitlines()[0])
     assert event["event"] == "failure" and event["category"] == "device_oom"
+
+
+def test_watch_does_not_follow_a_link_out_of_the_folder(tmp_path: Path) -> None:
+    """The same listing as analyze (sources.iter_units): a link inside a watched folder
+    to a file outside it is not read, so a report cannot quote ~/.ssh/id_rsa."""
+    outside = tmp_path / "outside.log"
+    outside.write_text(
+        "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.32 GiB of which 1.0 GiB is free.\n"
+    )
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "rank_0.log").write_text(step_line(1))
+    (logs / "linked.log").symlink_to(outside)
+    watcher = Watcher([logs])
+    assert [e.kind for e in watcher.poll()] == []
+    assert watcher.verdict().category == "none"
