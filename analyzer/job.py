@@ -237,6 +237,7 @@ class JobModel:
         self.pid_rank: dict[tuple[str | None, int], int] = {}
         self.pid_local: dict[tuple[Node, int], int] = {}
         self.task_host: dict[int, str] = {}
+        self.ip_host: dict[str, str] = {}  # a host's address -> its name
         self.world = 0  # the largest world size or rank + 1 any line shows
         self.multi_node = False  # a line says there are several nodes
         self.tasks_are_nodes = False  # srun labels stand before local ranks
@@ -444,8 +445,22 @@ class JobModel:
                 self.rank_host.setdefault(gl, short(h))
         if "task" in f and host:
             self.task_host.setdefault(int(f["task"]), host)
+        if "ip" in f and host:
+            self.ip_host.setdefault(f["ip"], host)
 
     # --- resolving ------------------------------------------------------------------
+
+    def peer(self, address: str | None = None, rank: str | None = None) -> str | None:
+        """The host at the other end of a link, as the logs name it: the host whose NCCL
+        bootstrap address it is (else the address itself), or the remote rank's host."""
+        if address:
+            ip = _IPV4.search(address)
+            if ip:
+                return self.ip_host.get(ip.group(), ip.group())
+            return short(address.split("<")[0].rsplit(":", 1)[0]) or None
+        if rank is not None and rank.strip().isdigit():
+            return self.rank_host.get(int(rank))
+        return None
 
     def _map(self, node: Node, local: int) -> int | None:
         m = self.local_map.get(node)

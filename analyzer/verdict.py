@@ -17,6 +17,7 @@ from .cascade import Rule, explain
 from .classifier import Model
 from .correlate import ROLE_RANK, SEVERITY_RANK, Evidence, template
 from .culprit import choose, deciding
+from .job import JobModel
 from .region import ErrorLine, ErrorLines
 from .taxonomy import CATEGORIES, NONE, category_name
 from .timeline import Stall
@@ -236,18 +237,25 @@ def _ask_model(
 _DEVICE_KEYS = ("pci", "busid", "device", "card", "gpu", "npu", "uuid")
 
 
-def _with_targets(root: Hit | None = None, **fields: Any) -> Verdict:
+def _with_targets(job: JobModel, root: Hit | None = None, **fields: Any) -> Verdict:
     """A Verdict whose `act_on` names what its root cause points at: the host, rank and
-    device the job model resolved for the root line (its captures first)."""
+    device the job model resolved for the root line (its captures first); for a link
+    fault both ends, when the line names the peer (an address, a remote rank)."""
     rc: RootCause | None = fields.get("root_cause")
     if rc is not None:
+        hosts = [rc.host] if rc.host else []
+        if fields.get("category") == "network_fault":
+            caps = rc.captures
+            peer = job.peer(caps.get("peer") or caps.get("remote"), caps.get("remote_rank"))
+            if peer and peer not in hosts and not peer.startswith("127."):
+                hosts.append(peer)
         devices = [f"{k}={rc.captures[k]}" for k in _DEVICE_KEYS if k in rc.captures]
         ident = root.identity if root is not None else None
         if ident is not None and not devices:
             devices += [f"device={ident.device}"] if ident.device else []
             devices += [f"busid={ident.busid}"] if ident.busid else []
         fields["act_on"] = ActOn(
-            hosts=(rc.host,) if rc.host else (),
+            hosts=tuple(hosts),
             ranks=(rc.rank,) if rc.rank is not None else (),
             devices=tuple(devices),
         )
@@ -281,6 +289,7 @@ def decide(
     culprit = choose(ev)
     verdict = partial(
         _with_targets,
+        ev.job,
         stats=stats,
         progress=ev.progress,
         events=ev.events,

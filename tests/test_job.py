@@ -242,3 +242,18 @@ def test_year_less_stamps_take_the_year_of_the_job_not_of_the_clock(tmp_path: Pa
     v = analyze(logs)
     assert v.category != "hang"
     assert all(p.stalled_seconds is None for p in v.progress)
+
+
+def test_a_link_fault_names_both_ends_when_the_logs_name_the_peer(tmp_path: Path) -> None:
+    """NCCL's IB error names the peer's address; the peer's bootstrap line names its host."""
+    b03 = [
+        "gpu-b03:3468:3905 [4] ib_plugin.c:1615 NCCL WARN NET/IB : Got completion from peer 10.0.0.12<54862> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid fd00:1148:9000:5000",
+    ]
+    a17 = ["gpu-a17:1465:1465 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.12<0>"]
+    logs = write_bundle(tmp_path, {"gpu-b03/train.log": b03, "gpu-a17/train.log": a17})
+    v = analyze(logs)
+    assert v.category == "network_fault"
+    assert v.act_on.hosts == ("gpu-b03", "gpu-a17")
+    # without the peer's bootstrap line the address itself is the other end
+    (tmp_path / "gpu-a17" / "train.log").write_text("hello\n")
+    assert analyze(logs).act_on.hosts == ("gpu-b03", "10.0.0.12")
