@@ -20,6 +20,8 @@ from .signatures import RULES_FILE
 from .taxonomy import CATEGORIES
 from .types import Explained, Finding, Hit, PatternError
 
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 
 @dataclass(frozen=True)
 class Selector:
@@ -54,7 +56,7 @@ def _selector(value: Any, where: str) -> Selector:
 
 def _load_file(path: Path) -> list[Rule]:
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
         raise PatternError(f"{path}: cannot read cascade rules: {e}") from None
     rules = []

@@ -24,6 +24,7 @@ import yaml
 from .types import PatternError
 
 FORMATS_FILE = "formats.yaml"
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: 10x faster at start-up
 FIELDS = frozenset(
     {
         "rank",
@@ -214,7 +215,7 @@ def _entry(raw: Any, kind: str, where: str) -> Format:
 
 def _load_file(path: Path) -> dict[str, list[Format]]:
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER) or {}
     except (OSError, yaml.YAMLError, UnicodeDecodeError) as e:
         raise PatternError(f"{path}: cannot read: {e}") from None
     if not isinstance(doc, dict) or set(doc) - set(_KINDS):
