@@ -13,7 +13,9 @@ minimal-bundle test in tests/test_culprit.py.
 3. `best`: the best deciding line: cause > symptom > confirmation, then fatal > error >
    warning, then the earliest on clock-corrected time, then file order.
 4. `located`: a line with no rank gives way to the same signature's line with one
-   (torchelastic prints a failure once bare and once in its table).
+   (torchelastic prints a failure once bare and once in its table), else takes the rank
+   (and host) of the line right after it that reports the same failure of a named rank
+   (slurmstepd's oom-kill event, then `srun: error: HOST: task 5: Out Of Memory`).
 5. `own-file`: the same line in a console copy and in the rank's own file (torchrun
    --tee and --log-dir): the rank's own file is cited.
 6. `lowest-seq`: symptoms of one collective (timeouts): the rank with the lowest
@@ -29,7 +31,7 @@ minimal-bundle test in tests/test_culprit.py.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .correlate import Evidence, time_key
 from .timeline import Stall
@@ -85,6 +87,10 @@ def choose(ev: Evidence) -> Culprit | None:
         located = [h for h in hits if h.signature is root.signature and h.rank is not None]
         if located:
             root, rule = located[0], "located"
+        else:
+            echo = _next_report(root, hits)
+            if echo is not None:
+                root, rule = _with_rank(root, echo.rank, root.host or echo.host), "located"
     own = _own_file(root, hits)
     if own is not root:
         root, rule = own, "own-file"
@@ -123,6 +129,26 @@ def _stall(ev: Evidence, hits: list[Hit]) -> Stall | None:
         if silent is not None:
             return silent
     return ev.stalls[0] if ev.stalls else None
+
+
+_ECHO_LINES = 3
+
+
+def _next_report(root: Hit, hits: list[Hit]) -> Hit | None:
+    """The line right after `root` in its file (within three lines, in its channel or
+    after a launcher's own unprefixed line) that
+    reports the same kind of failure of a named rank: `srun: error: HOST: task 5: Out Of
+    Memory` after slurmstepd's `Detected 1 oom-kill event(s) in StepId=...`."""
+    near = [
+        h
+        for h in hits
+        if h.rank is not None
+        and h.file_index == root.file_index
+        and (h.who.slot == root.who.slot or not root.who.slot)
+        and 0 < h.line - root.line <= _ECHO_LINES
+        and h.signature.category == root.signature.category
+    ]
+    return min(near, key=lambda h: h.line) if near else None
 
 
 def _own_file(root: Hit, hits: list[Hit]) -> Hit:
@@ -238,7 +264,5 @@ def _node_rank(root: Hit, hits: list[Hit]) -> int | None:
     return min(near, key=lambda h: h.time.epoch if h.time else 0.0).rank if near else None
 
 
-def _with_rank(hit: Hit, rank: int) -> Hit:
-    from dataclasses import replace
-
-    return replace(hit, rank=rank)
+def _with_rank(hit: Hit, rank: int | None, host: str | None = None) -> Hit:
+    return replace(hit, rank=rank, host=host or hit.host)

@@ -115,6 +115,8 @@ def path_hosts(name: str) -> list[str]:
     """Candidate hosts a path names, innermost first."""
     posix = name.replace("\\", "/").replace("!", "/")
     parts = [p for p in posix.split("/") if p]
+    if posix.startswith("/"):  # a file named by its absolute path: /tmp/u123/... say nothing
+        parts = parts[-2:]
     out: list[str] = []
     for i, part in enumerate(reversed(parts)):
         is_file = i == 0
@@ -243,6 +245,7 @@ class JobModel:
         self.tasks_are_nodes = False  # srun labels stand before local ranks
         self._file_rank: dict[int, int] = {}
         self._pid_only: dict[int, int] = {}
+        self._busid_rank: dict[tuple[str | None, str], int] = {}
         self._channel_names: dict[tuple[int, str], set[int]] = {}
         self._channel_rank: dict[tuple[int, str], int] = {}
         self._blocks: dict[int, list[Record]] = {}
@@ -260,9 +263,13 @@ class JobModel:
     def _file_host(self, i: int) -> str | None:
         """A file's host: the one its own lines name (all alike), else a path component
         that a line of the job names as a host, else a host-shaped path component."""
-        own = {short(w.host) for w in self._b.whos.get(i, ()) if w.host}
-        if len(own) == 1:
-            return self._known.get(own.pop())
+        whos = self._b.whos.get(i, ())
+        # a file srun merged from several nodes (task labels) is nobody's: the hosts its
+        # lines name are other nodes' (srun: error: HOST: task N)
+        if len({w.task for w in whos if w.task is not None}) <= 1:
+            own = {short(w.host) for w in whos if w.host and w.task is None}
+            if len(own) == 1:
+                return self._known.get(own.pop())
         name = self.names[i].replace("\\", "/").replace("!", "/")
         pieces = set()
         for part in name.split("/"):
@@ -353,6 +360,13 @@ class JobModel:
                 self.rank_host.setdefault(rank, h)
         # a pid that names one rank wherever it was seen: a line with no host finds it
         self._pid_only = {pid: next(iter(r)) for pid, r in by_pid.items() if len(r) == 1}
+        # a PCI bus id on a host (an Xid line) is the rank NCCL put on that device
+        per_bus: dict[tuple[str | None, str], set[int]] = {}
+        for rank, busid in self.rank_busid.items():
+            host = self.rank_host.get(rank)
+            per_bus.setdefault((short(host) if host else None, busid), set()).add(rank)
+            per_bus.setdefault((None, busid), set()).add(rank)
+        self._busid_rank = {k: next(iter(r)) for k, r in per_bus.items() if len(r) == 1}
 
     def _learn_line(
         self,
@@ -385,6 +399,8 @@ class JobModel:
                 self.rank_device.setdefault(g, who.device or who.path_device or "")
         if who.task is not None and loc is not None:
             self.tasks_are_nodes = True
+        if who.task is not None and who.host and loc is None and not who.prefix_host:
+            self.task_host.setdefault(who.task, who.host)  # srun: error: HOST: task T
 
     def _learn_record(
         self,
@@ -466,6 +482,11 @@ class JobModel:
         m = self.local_map.get(node)
         if m and local in m:
             return m[local]
+        if node[0] == "task" and node[1].isdigit() and int(node[1]) in self.task_host:
+            # srun's task T ran on HOST (srun: error: HOST: task T): that node's map
+            host = ("host", short(self.task_host[int(node[1])]))
+            if host != node:
+                return self._map(host, local)
         return local if self.single_node else None
 
     def record_at(self, file_index: int, line: int, who: Who) -> Record | None:
@@ -514,7 +535,9 @@ class JobModel:
                4. its path: attempt_0/5/ (local, mapped as in 2), rank_5.log;
                5. the pid it names (Killed process 4321, Xid pid=4321, exitcode pid)
                   whose rank another line tells (NCCL header and comm line, the table);
-               6. an srun task, taken as the rank when tasks are not nodes.
+               6. the PCI bus id it names (an Xid) of the device NCCL gave a rank on
+                  that host;
+               7. an srun task, taken as the rank when tasks are not nodes.
         host:  the line's own (pdsh prefix, syslog field, NCCL header), its record's,
                its file's, the rank's (failure table, NCCL, DeepSpeed's rank mapping),
                the task's (srun: error: HOST: task N).
@@ -536,6 +559,8 @@ class JobModel:
             loc = self.pid_local.get((node, who.pid))
             if rank is None and loc is not None:
                 local, rank = loc, self._map(node, loc)
+        if rank is None and who.busid is not None:
+            rank = self._busid_rank.get((short(host) if host else None, who.busid))
         if rank is None and who.task is not None and not self.tasks_are_nodes:
             rank = who.task
         if host is None and rank is not None:

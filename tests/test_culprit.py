@@ -96,6 +96,18 @@ def test_4_a_bare_line_gives_way_to_the_same_evidence_with_a_rank(tmp_path: Path
     assert v.root_cause is not None and v.root_cause.rank == 5
 
 
+def test_4_a_bare_line_takes_the_rank_of_the_report_right_after_it(tmp_path: Path) -> None:
+    """A kernel line names no process; the next line reports the same failure of rank 5."""
+    lines = [
+        "[2381771.004223] NVRM: Xid (PCI:0000:9b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.",
+        "[rank5]: RuntimeError: CUDA error: unspecified launch failure",
+    ]
+    logs = write_bundle(tmp_path, {"node.log": lines})
+    assert _rule(logs) == "located"
+    v = analyze(logs, model=False)
+    assert v.root_cause is not None and "Xid" in v.root_cause.text and v.root_cause.rank == 5
+
+
 def test_5_the_ranks_own_file_is_cited_over_the_console_copy(tmp_path: Path) -> None:
     """torchrun --tee 3 --log-dir: the same line in the console and in attempt_0/1/."""
     logs = write_bundle(
@@ -146,6 +158,10 @@ def test_7_a_network_fault_every_rank_reports_is_not_a_silent_exit(tmp_path: Pat
 def test_8_a_kernel_line_on_an_uptime_clock_strikes_the_rank_that_echoes_it(tmp_path: Path) -> None:
     lines = [
         "[2381771.004223] NVRM: Xid (PCI:0000:9b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.",
+        "[2381771.004229] NVRM: GPU 0000:9b:00.0: GPU has fallen off the bus.",
+        "[2381771.004262] NVRM: A GPU crash dump has been created. If possible, please run",
+        "                 NVRM: nvidia-bug-report.sh as root to collect this data before",
+        "                 NVRM: the NVIDIA kernel module is unloaded.",
         "[rank5]: RuntimeError: CUDA error: unspecified launch failure",
     ]
     logs = write_bundle(tmp_path, {"node.log": lines})

@@ -1,9 +1,12 @@
 """Seeded generator of multi-rank training-failure log bundles with their labels.
 
     python -m corpora.generator.bundles OUT --seeds 0:200
+    python -m corpora.generator.bundles OUT --seeds 2000:2100 [--layout slurm]
 
 writes OUT/seed_<N>/logs/... and OUT/seed_<N>/label.json for every seed. One seed always
 gives byte-identical files (random.Random(seed), a fixed start time, no wall clock).
+Seeds below MULTI_SEEDS (2000) use the classic layouts (LAYOUTS), seeds from 2000 on the
+multi-node ones (multinode.NODE_LAYOUTS); `layout` forces one layout of the seed's family.
 """
 
 from __future__ import annotations
@@ -15,12 +18,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from corpora.generator import lines as L
 
 START = datetime(2026, 11, 29, 10, 0, 0)
 TIMEOUT_S = 600.0
 LAYOUTS = ("per_rank", "logdir", "console")
+# Seeds from here on are multi-node bundles (corpora/generator/multinode.py): the classic
+# seeds 0-1999 keep their layouts and bytes.
+MULTI_SEEDS = 2000
 # category -> (recovery, retryable): the taxonomy defaults.
 DEFAULTS: dict[str, tuple[str, bool | None]] = {
     "device_oom": ("fix_and_resubmit", False),
@@ -55,6 +62,7 @@ class Job:
     rank_out: dict[int, list[tuple[float, Lines]]] = field(default_factory=dict)
     kern_out: dict[int, list[tuple[float, Lines]]] = field(default_factory=dict)
     launcher_out: list[tuple[float, Lines]] = field(default_factory=list)
+    mn: Any = None  # multinode.Cluster: hosts, pids, launcher options of a multi-node job
 
     def node_of(self, rank: int) -> int:
         return rank * self.nodes // self.ranks
@@ -63,10 +71,13 @@ class Job:
         return rank - self.node_of(rank) * (self.ranks // self.nodes)
 
     def pid(self, rank: int) -> int:
-        return 40000 + 7 * rank
+        return self.mn.pids[rank] if self.mn else 40000 + 7 * rank
 
     def agent_pid(self, node: int) -> int:
-        return 31000 + node
+        return self.mn.apids[node] if self.mn else 31000 + node
+
+    def host(self, node: int) -> str:
+        return self.mn.hosts[node] if self.mn else f"node{node}"
 
     def when(self, node: int, t: float) -> datetime:
         return START + timedelta(seconds=t + self.skew[node])
@@ -88,6 +99,8 @@ class Job:
 
     def rank_file(self, rank: int) -> str:
         node = self.node_of(rank)
+        if self.mn:
+            return self.mn.console(node)
         if self.layout == "console":
             return "console.log"
         if self.layout == "logdir":
@@ -184,28 +197,54 @@ def die(job: Job, culprit: int, t: float, exitcode: int, seq: int) -> None:
         teardown(job, n, t + TIMEOUT_S + 3, [r for r in others if job.node_of(r) == n])
 
 
-def generate(seed: int, out_dir: Path) -> dict[str, object]:
-    """Write one bundle under out_dir/logs and its label to out_dir/label.json."""
+def generate(seed: int, out_dir: Path, layout: str | None = None) -> dict[str, object]:
+    """Write one bundle under out_dir/logs and its label to out_dir/label.json.
+
+    `layout` forces one layout of the seed's family (classic below MULTI_SEEDS,
+    multi-node from it); otherwise the seed chooses."""
+    from corpora.generator import multinode
     from corpora.generator.scenarios import SCENARIOS
 
+    multi = seed >= MULTI_SEEDS
+    family = multinode.NODE_LAYOUTS if multi else LAYOUTS
+    if layout is not None and layout not in family:
+        raise ValueError(f"seed {seed} makes {'multi-node' if multi else 'classic'} bundles: "
+                         f"layout must be one of {', '.join(family)}")  # fmt: skip
     rng = random.Random(seed)
     name = rng.choice(sorted(SCENARIOS))
     category = name.removeprefix("pure_")
-    job = new_job(rng)
-    scenario = SCENARIOS[name](job)
-    files = render(job)
+    job = multinode.new_job(rng, layout) if multi else new_job(rng)
+    if layout is not None and not multi and job.layout != layout:
+        job.layout = layout if job.ranks <= 64 else job.layout
+    scenario = (multinode.SCENARIOS if multi else SCENARIOS)[name](job)
+    files = multinode.render(job) if multi else render(job)
     recovery, retryable = DEFAULTS[category]
+    rank = scenario.rank
+    host = job.host(job.node_of(rank)) if rank is not None else None
+    # the hosts a verdict may act on: the root cause's, and for a network fault the other
+    # end of the link, by its name (when it is one of the job's) and by the address the
+    # error names
+    act_on = [host] if host is not None else []
+    peer = scenario.peer
+    if act_on and peer is not None and peer < job.nodes and job.host(peer) != host:
+        act_on.append(job.host(peer))
+    if act_on and scenario.peer_ip is not None:
+        act_on.append(scenario.peer_ip)
     label: dict[str, object] = {
         "category": category,
         "recovery": recovery,
         "retryable": retryable,
-        "root_cause_rank": scenario.rank,
+        "root_cause_rank": rank,
+        "root_cause_host": host,
+        "act_on_hosts": act_on,
         "root_cause_file": scenario.file,
         "root_cause_line_contains": scenario.contains,
         "layout": job.layout,
         "ranks": job.ranks,
         "seed": seed,
     }
+    if multi:
+        label.update(multinode.label_extra(job))
     if scenario.file is not None:
         assert str(scenario.contains) in files[scenario.file], (seed, scenario)
     for name, text in files.items():
@@ -243,10 +282,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--seeds", default="0:200", help="START:STOP (STOP excluded)")
+    parser.add_argument(
+        "--layout",
+        help="force one layout of the seeds' family: per_rank, logdir, console (seeds "
+        "< 2000) or node_dir, node_file, kubectl, slurm (seeds >= 2000)",
+    )
     args = parser.parse_args()
     start, stop = (int(x) for x in args.seeds.split(":"))
     for seed in range(start, stop):
-        label = generate(seed, args.out / f"seed_{seed}")
+        label = generate(seed, args.out / f"seed_{seed}", args.layout)
         print(seed, label["category"], label["layout"], label["ranks"])
 
 

@@ -54,6 +54,9 @@ def build(out: Path, jobs: int) -> None:
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 text = f.read_text(encoding="utf-8")
                 dest.write_text(rename(text), encoding="utf-8")
+            for key in ("root_cause_host", "root_cause_file"):
+                if isinstance(label.get(key), str):
+                    label[key] = rename(str(label[key]))
             labels.append({"job_id": job.name, **label})
     bundles.START = start
     (out / "labels.jsonl").write_text(

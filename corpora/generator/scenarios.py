@@ -34,6 +34,8 @@ class Truth:
     rank: int | None
     file: str | None
     contains: str | None
+    peer: int | None = None  # a network fault: the node at the other end of the link
+    peer_ip: str | None = None  # ... and the address the error names
 
 
 def start(job: Job, kern: bool = True) -> tuple[int, int, float, int]:
@@ -115,12 +117,13 @@ def stall_all(job: Job, c: int, t: float, seq: int) -> None:
 def network_fault(job: Job) -> Truth:
     c, step, t, seq = start(job)
     run_steps(job, everyone(job, step))
-    peer = f"10.0.0.{10 + (job.node_of(c) + 1) % max(job.nodes, 2)}"
+    other = (job.node_of(c) + 1) % max(job.nodes, 2)
+    peer = f"10.0.0.{10 + other}"
     job.say(
         c, t, lambda _dt: L.ib_completion_error(node_of(job, c), job.pid(c), job.local(c), peer)
     )
     stall_all(job, c, t, seq)
-    return Truth(c, job.rank_file(c), "Got completion from peer")
+    return Truth(c, job.rank_file(c), "Got completion from peer", other, peer)
 
 
 def hang(job: Job) -> Truth:
