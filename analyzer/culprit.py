@@ -15,7 +15,8 @@ minimal-bundle test in tests/test_culprit.py.
 4. `located`: a line with no rank gives way to the same signature's line with one
    (torchelastic prints a failure once bare and once in its table), else takes the rank
    (and host) of the line right after it that reports the same failure of a named rank
-   (slurmstepd's oom-kill event, then `srun: error: HOST: task 5: Out Of Memory`).
+   (an Xid, then the CUDA error of rank 5), unless the line is a job-level event (a
+   scheduler's cancel names no culprit).
 5. `own-file`: the same line in a console copy and in the rank's own file (torchrun
    --tee and --log-dir): the rank's own file is cited.
 6. `lowest-seq`: symptoms of one collective (timeouts): the rank with the lowest
@@ -139,6 +140,8 @@ def _next_report(root: Hit, hits: list[Hit]) -> Hit | None:
     after a launcher's own unprefixed line) that
     reports the same kind of failure of a named rank: `srun: error: HOST: task 5: Out Of
     Memory` after slurmstepd's `Detected 1 oom-kill event(s) in StepId=...`."""
+    if root.signature.blame == "job":  # a job-level event (a scheduler's) has no culprit
+        return None
     near = [
         h
         for h in hits

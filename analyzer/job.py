@@ -264,12 +264,12 @@ class JobModel:
         """A file's host: the one its own lines name (all alike), else a path component
         that a line of the job names as a host, else a host-shaped path component."""
         whos = self._b.whos.get(i, ())
-        # a file srun merged from several nodes (task labels) is nobody's: the hosts its
-        # lines name are other nodes' (srun: error: HOST: task N)
-        if len({w.task for w in whos if w.task is not None}) <= 1:
-            own = {short(w.host) for w in whos if w.host and w.task is None}
-            if len(own) == 1:
-                return self._known.get(own.pop())
+        # a file srun merged from several nodes (a task label before torchrun's local
+        # ranks) is nobody's: a host its lines name is one node's (srun: error: HOST)
+        merged = any(w.task is not None and _local(w) is not None for w in whos)
+        own = {short(w.host) for w in whos if w.host}
+        if len(own) == 1 and not merged:
+            return self._known.get(own.pop())
         name = self.names[i].replace("\\", "/").replace("!", "/")
         pieces = set()
         for part in name.split("/"):
