@@ -114,6 +114,12 @@ def new_job(rng: random.Random) -> Job:
     if rng.random() < 0.05:
         nodes, ranks = 8, rng.choice((256, 512, 1024))
     layout = "per_rank" if ranks > 64 else rng.choice(LAYOUTS)
+    return make_job(rng, nodes, ranks, layout)
+
+
+def make_job(rng: random.Random, nodes: int, ranks: int, layout: str) -> Job:
+    """A job of this shape: its trainer style, step time, length, clocks (one draw order
+    for every family, so a seed always gives the same job)."""
     return Job(
         rng=rng,
         ranks=ranks,

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from corpora.generator import lines as L
-from corpora.generator.bundles import START, TIMEOUT_S, Job, Lines, _join, marker
+from corpora.generator.bundles import START, TIMEOUT_S, Job, Lines, _join, make_job, marker
 from corpora.generator.scenarios import BUSES, DONE, Truth, everyone
 
 NODE_LAYOUTS = ("node_dir", "node_file", "kubectl", "slurm")
@@ -196,19 +196,7 @@ def new_job(rng: random.Random, layout: str | None = None) -> Job:
     # a big job collected in part: only a few nodes' consoles (not Slurm's one file)
     if rng.random() < 0.05 and layout != "slurm":
         nodes, nproc = rng.choice((16, 32, 64)), 8
-    ranks = nodes * nproc
-    job = Job(
-        rng=rng,
-        ranks=ranks,
-        nodes=nodes,
-        style=rng.choice(L.PROGRESS_STYLES),
-        layout=layout,
-        step_s=round(rng.uniform(0.5, 5.0), 3),
-        total=rng.randint(50, 300),
-        skew=[round(rng.uniform(-20, 20), 3) for _ in range(nodes)],
-        uptime=[rng.uniform(1e5, 2e6) for _ in range(nodes)],
-        written=set(range(ranks)),
-    )
+    job = make_job(rng, nodes, nodes * nproc, layout)
     job.mn = make_cluster(rng, nodes, nproc, layout)
     return job
 
