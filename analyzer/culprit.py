@@ -209,9 +209,10 @@ def _silent_exit(root: Hit, hits: list[Hit], ev: Evidence) -> Hit | None:
     exited`). Those lines are echoes of its exit; a launcher's exit report names it."""
     if root.signature.role != "symptom" or root.signature.category != "network_fault":
         return None
-    if any(h.signature.role == "symptom" and h.signature.category != "network_fault"
-           for h in hits if h.signature.severity == root.signature.severity):  # fmt: skip
-        return None
+    tier = root.signature.severity
+    others = [h for h in hits if h.signature.role == "symptom" and h.signature.severity == tier]
+    if any(h.signature.category != "network_fault" for h in others):
+        return None  # symptoms of another kind (timeouts): not only peers losing it
     spoke = {h.rank for h in hits if h.signature.role in ("cause", "symptom")}
     exits = [
         h

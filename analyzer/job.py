@@ -190,9 +190,10 @@ class JobBuilder:
             per = self.whos.setdefault(base + i, Counter())
             per.update(whos)
         for r in other.records:
-            moved = Record(base + r.file_index, r.first + lines, r.last + lines, r.block,
-                           dict(r.fields), r.who)  # fmt: skip
-            self.records.append(moved)
+            first, last = r.first + lines, r.last + lines
+            self.records.append(
+                Record(base + r.file_index, first, last, r.block, dict(r.fields), r.who)
+            )
 
     def build(self) -> JobModel:
         return JobModel(self)
@@ -312,9 +313,15 @@ class JobModel:
             k: next(iter(r)) for k, r in self._channel_names.items() if len(r) == 1
         }
         offsets: dict[Node, int] = {}
-        comm = [int(r.fields.get("world_size", 0)) for r in self._b.records if r.block is None
-                and "world_size" in r.fields and "rank" in r.fields]  # fmt: skip
-        world_comm = max(comm, default=0)
+        # NCCL's rank is within its communicator: the world's is the largest
+        world_comm = max(
+            (
+                int(r.fields["world_size"])
+                for r in self._b.records
+                if r.block is None and "world_size" in r.fields and "rank" in r.fields
+            ),
+            default=0,
+        )
         for r in self._b.records:
             self._learn_record(r, world_comm, votes, seen, offsets)
         best: dict[tuple[Node, int], tuple[int, int]] = {}
