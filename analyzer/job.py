@@ -349,7 +349,7 @@ class JobModel:
             and len(file_hosts) <= 1
             and not self.multi_node
             and not self.tasks_are_nodes
-            and self.world <= most_local + 1 + (0 if seen else self.world)
+            and (not seen or self.world <= most_local + 1)  # no rank beyond one node's
         )
         # a pid beside a rank known from the line's other claims (NCCL's header in a
         # rank's own file or behind its [defaultN]: prefix)

@@ -25,7 +25,7 @@ from .lines import Message, clean, has_year, parse_time, strip_prefix
 from .matcher import Matcher
 from .redact import redact
 from .region import LAST_LINES, ErrorLine, ErrorLines
-from .sources import Stream, Unit
+from .sources import Stream, Unit, packed
 from .types import Hit, LogTime, Signature, Who
 
 BLOCK = 1 << 20
@@ -107,8 +107,8 @@ class YearRef:
                     head = f.read(_ANCHOR_BYTES)
             except OSError:
                 continue
-            if head.startswith((b"\x1f\x8b", b"BZh", b"\xfd7zXZ", b"\x28\xb5\x2f\xfd", b"PK")):
-                continue  # compressed or an archive: the scan anchors it
+            if packed(head):
+                continue  # compressed or a zip: the scan anchors it
             for raw in head.split(b"\n")[:200]:
                 self.see(decode(raw[:512]))
                 if self.anchored:
@@ -485,10 +485,14 @@ class StreamScanner:
                 msg = strip_prefix(segment, self.formats)
                 offset = base + start if line_offset is None else line_offset
                 at = _LineAt(stream, file_index, line, offset, start, end, ctx, part)
+                best = self._best(candidates, msg.text)
+                if not (facts or best):
+                    continue
+                who = self._who(at, msg)  # once per line, for its facts and hits alike
                 if facts:
-                    self._facts(at, facts, msg)
-                for i, caps in self._best(candidates, msg.text):
-                    self._emit(at, i, caps, segment, msg)
+                    self._facts(at, facts, msg, who)
+                for i, caps in best:
+                    self._emit(at, i, caps, segment, msg, who)
                     matched = True
             if error_line and self.errors is not None:
                 text = self.clean_text(raw[:TEXT_CAP])
@@ -555,14 +559,14 @@ class StreamScanner:
     def _who(self, at: _LineAt, msg: Message) -> Who:
         return who_of(msg.prefix, self.formats.claims_of(msg.text), at.stream.who)
 
-    def _facts(self, at: _LineAt, facts: list[int], msg: Message) -> None:
+    def _facts(self, at: _LineAt, facts: list[int], msg: Message, who: Who) -> None:
         """Lines that say who is who, for the job model (analyzer.job)."""
         if self.on_fact is None:
             return
         for k in facts:
             found = self.formats.fact(k, msg.text)
             if found:  # ids, counts and host names: no secret form, shown only resolved
-                self.on_fact(at.file_index, at.stream.name, at.line, k, found, self._who(at, msg))
+                self.on_fact(at.file_index, at.stream.name, at.line, k, found, who)
 
     def _quotes_code(self, ctx: _Block, start: int, raw: str) -> bool:
         """An indented line right after a traceback frame is that frame's source code.
@@ -597,7 +601,13 @@ class StreamScanner:
         return progress + [(i, caps) for tier, i, caps in found if tier == top]
 
     def _emit(
-        self, at: _LineAt, sig_index: int, caps: dict[str, str], segment: str, msg: Message
+        self,
+        at: _LineAt,
+        sig_index: int,
+        caps: dict[str, str],
+        segment: str,
+        msg: Message,
+        who: Who,
     ) -> None:
         sig = self.matcher.signatures[sig_index]
         year = self.year.year
@@ -607,7 +617,7 @@ class StreamScanner:
             # timestamp (HF Trainer dicts, tqdm bars) takes the nearest one above it.
             if when is None:
                 when = _time_of(at.ctx.lines_before(at.start, 20), year)
-            self._hit(at, sig, caps, segment, msg, when, ())
+            self._hit(at, sig, caps, segment, who, when, ())
             return
         key = (at.file_index, sig_index, at.part)
         seen = self._detailed.get(key, 0)
@@ -625,7 +635,7 @@ class StreamScanner:
             if detailed
             else ()
         )
-        self._hit(at, sig, caps, segment, msg, when, context, len(ctx_before))
+        self._hit(at, sig, caps, segment, who, when, context, len(ctx_before))
 
     def _hit(
         self,
@@ -633,12 +643,11 @@ class StreamScanner:
         sig: Signature,
         caps: dict[str, str],
         segment: str,
-        msg: Message,
+        who: Who,
         when: LogTime | None,
         context: tuple[str, ...],
         lines_before: int = 0,
     ) -> None:
-        who = self._who(at, msg)
         self.on_hit(
             Hit(
                 signature=sig,

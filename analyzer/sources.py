@@ -129,6 +129,11 @@ def _looks_binary(head: bytes) -> bool:
     return head.count(0) > len(head) // 100 or control > len(head) // 20
 
 
+def packed(head: bytes) -> bool:
+    """The first bytes of a compressed file or a zip: no text to read as it is."""
+    return head.startswith((_GZIP, _BZ2, _XZ, _ZSTD, b"PK\x03\x04"))
+
+
 def _decompressor(head: bytes, f: BinaryIO) -> BinaryIO | None:
     if head.startswith(_GZIP):
         return gzip.GzipFile(fileobj=f)  # type: ignore[return-value]

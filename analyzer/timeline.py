@@ -68,11 +68,10 @@ class Stream:
     mark_lines: dict[int, int] = field(default_factory=dict)  # step -> line, first steps
     host: str | None = None
     who: Who = field(default_factory=Who)  # what its lines claim: rank, host resolve from it
-    slot: str = ""  # its channel in the file (Who.slot)
 
     @property
     def key(self) -> tuple[int, str]:
-        return (self.file_index, self.slot)
+        return (self.file_index, self.who.slot)
 
     def add(self, hit: Hit) -> None:
         kind = hit.signature.progress
@@ -173,9 +172,7 @@ class Timeline:
         key = hit.stream_key
         s = self.streams.get(key)
         if s is None:
-            s = self.streams[key] = Stream(
-                hit.file, hit.file_index, hit.rank, who=hit.who, slot=key[1]
-            )
+            s = self.streams[key] = Stream(hit.file, hit.file_index, hit.rank, who=hit.who)
             self._by_file.setdefault(hit.file_index, []).append(s)
         s.add(hit)
 
@@ -183,7 +180,7 @@ class Timeline:
         """The streams of the file that are the process of channel `slot`: its own, and
         for a line no launcher prefix names (a torch `[rank3]:` traceback, a bare line)
         the file's unprefixed streams that name no other rank (a rank's own file)."""
-        return [s for s in self._by_file.get(file_index, ()) if _same_process(s.slot, slot)]
+        return [s for s in self._by_file.get(file_index, ()) if _same_process(s.who.slot, slot)]
 
     def trained_past(
         self, file_index: int, slot: str, then: dict[tuple[int, str], tuple[int | None, int]]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
+from functools import cached_property
 from typing import Any, Literal
 
 Role = Literal["cause", "symptom", "confirmation", "progress"]
@@ -119,7 +120,7 @@ class Who:
     path_local: int | None = None  # attempt_0/3/stdout.log (local)
     path_device: str | None = None  # device-3/ (an NPU id, CANN device logs)
 
-    @property
+    @cached_property
     def slot(self) -> str:
         """The line's channel within its file: one process of a merged console.
 

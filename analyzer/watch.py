@@ -113,17 +113,19 @@ class Watcher:
         now = self.clock()
         stamp = datetime.fromtimestamp(now, tz=timezone.utc).isoformat(timespec="seconds")
         events = []
-        if self._fresh:
+        timeline = self.job.collector.timeline
+        if self._fresh:  # the verdict resolves the timeline too
             self._fresh = False
             failure = self._failure_event(self.verdict(), stamp)
             if failure is not None:
                 events.append(failure)
+        else:
+            timeline.resolve(self.job.model())
         completed = self.job.collector.completed
         if completed and not self._reported.finished:
             self._reported.finished = True
             events.append(WatchEvent("finished", stamp, {}))
         s = self.job.settings
-        self.job.collector.timeline.resolve(self.job.model())
         end = LogTime(self._now().replace(tzinfo=timezone.utc).timestamp())
         for kind, factor, seen in (
             ("hang_suspected", 0.5, self._reported.suspected),
@@ -131,9 +133,7 @@ class Watcher:
         ):
             if completed:
                 break
-            for st in self.job.collector.timeline.stalls(
-                end, s.hang_factor * factor, s.hang_min_gap * factor
-            ):
+            for st in timeline.stalls(end, s.hang_factor * factor, s.hang_min_gap * factor):
                 key = (st.stream.file_index, st.stream.rank)
                 if key in seen:
                     continue

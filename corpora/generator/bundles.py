@@ -157,8 +157,17 @@ def preamble(job: Job, kern: bool = True) -> None:
         job.kern(node, 1.0, lambda dt, up, n=node: [L.kernel_noise(dt, f"node{n}", up)])
 
 
-def run_steps(job: Job, until: dict[int, int]) -> None:
-    """Progress lines of each written rank up to and including its step in `until`."""
+StepSayer = Callable[[Job, int, float, int, float, float], None]
+
+
+def say_step(job: Job, rank: int, t: float, step: int, step_ms: float, loss: float) -> None:
+    """One progress line of a rank at time `t`."""
+    job.say(rank, t, lambda dt: L.progress(job.style, dt, step, job.total, step_ms, loss))
+
+
+def run_steps(job: Job, until: dict[int, int], say: StepSayer = say_step) -> None:
+    """Progress lines of each written rank up to and including its step in `until`;
+    `say` writes one (the multi-node family's prints the trainer's rank)."""
     interval = 1 if job.step_s > 2 else job.rng.choice((1, 5, 10))
     for rank in sorted(job.written):
         for step in range(1, until.get(rank, 0) + 1):
@@ -167,11 +176,7 @@ def run_steps(job: Job, until: dict[int, int]) -> None:
             ms = job.step_s * 1000 * (1 + job.rng.uniform(-0.02, 0.02))
             loss = 3.2 - 1.5 * step / job.total + job.rng.uniform(-0.03, 0.03)
             t = job.step_t(step) + job.rng.random() * 0.05
-            job.say(
-                rank,
-                t,
-                lambda dt, s=step, m=ms, lo=loss: L.progress(job.style, dt, s, job.total, m, lo),
-            )
+            say(job, rank, t, step, ms, loss)
 
 
 def timeouts(job: Job, ranks: list[int], t: float, seq: int) -> None:

@@ -36,6 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from corpora.generator import bundles
 from corpora.generator import lines as L
 from corpora.generator.bundles import START, TIMEOUT_S, Job, Lines, _join, make_job, marker
 from corpora.generator.scenarios import BUSES, DONE, Truth, everyone
@@ -302,27 +303,17 @@ def preamble(job: Job) -> None:
         job.say(r, t + 1, lambda _dt: [L.user_warning(mn.python[0])])
 
 
+def say_step(job: Job, rank: int, t: float, step: int, step_ms: float, loss: float) -> None:
+    """A progress line with the trainer's own rank when it prints one, and Megatron's
+    memory report after step 10."""
+    who = shown(job, rank)
+    job.say(rank, t, lambda dt: L.progress_mn(job.style, dt, step, job.total, step_ms, loss, who))
+    if job.mn.trainer_rank and job.style == "megatron" and step == 10:
+        job.say(rank, t + 0.01, lambda _dt: [L.megatron_memory(rank, 10)])
+
+
 def run_steps(job: Job, until: dict[int, int]) -> None:
-    """As bundles.run_steps, with the trainer's own rank when it prints one."""
-    interval = 1 if job.step_s > 2 else job.rng.choice((1, 5, 10))
-    memory = job.mn.trainer_rank and job.style == "megatron"
-    for rank in sorted(job.written):
-        who = shown(job, rank)
-        for step in range(1, until.get(rank, 0) + 1):
-            if step % interval and step != until[rank]:
-                continue
-            ms = job.step_s * 1000 * (1 + job.rng.uniform(-0.02, 0.02))
-            loss = 3.2 - 1.5 * step / job.total + job.rng.uniform(-0.03, 0.03)
-            t = job.step_t(step) + job.rng.random() * 0.05
-            job.say(
-                rank,
-                t,
-                lambda dt, s=step, m=ms, lo=loss, w=who: L.progress_mn(
-                    job.style, dt, s, job.total, m, lo, w
-                ),
-            )
-            if memory and step == 10:
-                job.say(rank, t + 0.01, lambda _dt, r=rank: [L.megatron_memory(r, 10)])
+    bundles.run_steps(job, until, say_step)
 
 
 def _logdir(job: Job, node: int) -> str:
