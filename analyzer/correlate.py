@@ -114,7 +114,7 @@ class Collector:
         if hit.signature.role == "progress":
             self.timeline.add(hit)
             return
-        self.counts[hit.signature.id] += 1
+        self.counts[hit.signature.id] += hit.repeats
         self.completed = self.completed or hit.signature.completion
         key = (hit.signature.id, template(hit.text))
         if key not in self._groups and len(self._groups) >= _MAX_GROUPS:
@@ -128,7 +128,7 @@ class Collector:
             g.first.line,
         ) and hit.context:
             g.first = hit
-        g.count += 1
+        g.count += hit.repeats
         if len(g.whos) < _MAX_RANKS:
             g.whos.add((hit.file_index, hit.who))
         g.files.add(hit.file_index)

@@ -256,7 +256,9 @@ def load(files: tuple[Path, ...]) -> Formats:
     return Formats(tuple(merged["prefixes"]), tuple(merged["claims"]), tuple(merged["facts"]))
 
 
+@lru_cache(maxsize=1)
 def builtin() -> Formats:
+    """The built-in formats: asked per hit line where no job's formats are at hand."""
     from .signatures import builtin_dir
 
     return load(format_files(builtin_dir(), ()))

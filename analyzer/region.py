@@ -17,6 +17,8 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from .lines import TEXT_CAP, decode, parse_time
+from .redact import redact
 from .types import LogTime
 
 # One automaton pattern for "this line looks like an error". Broad on purpose: these
@@ -45,12 +47,58 @@ class ErrorLine:
     matched: bool  # a signature (progress included) matched it
 
 
+# Bytes of a line kept unread: a longer one is read at once (it is rare, and its first
+# TEXT_CAP characters could not be told from a cut of its bytes).
+_UNREAD_CAP = 4 * TEXT_CAP
+
+
+@dataclass(frozen=True)
+class Unread:
+    """An error-looking line as its bytes: decoded, redacted and timed only if it is
+    kept. A file's tail holds its last 40 such lines; most lines added are pushed out
+    unread, and a repeated warning costs a tuple, not a decode, a redaction and a
+    timestamp parse."""
+
+    file: str
+    line: int
+    raw: bytes
+    year: int  # for timestamps without one, as the scan knew it then
+    matched: bool
+    redacted: bool
+
+    def read(self) -> ErrorLine:
+        text = decode(self.raw)[:TEXT_CAP]
+        if self.redacted:
+            text = redact(text)
+        return ErrorLine(self.file, self.line, parse_time(text, self.year), text, self.matched)
+
+    @classmethod
+    def of(
+        cls, file: str, line: int, raw: bytes, year: int, matched: bool, redacted: bool
+    ) -> Unread | ErrorLine:
+        unread = cls(file, line, raw, year, matched, redacted)
+        return unread if len(raw) <= _UNREAD_CAP else unread.read()
+
+
+def _read(x: ErrorLine | Unread) -> ErrorLine:
+    return x.read() if isinstance(x, Unread) else x
+
+
 @dataclass
 class _FileLines:
-    head: list[ErrorLine] = field(default_factory=list)
-    tail: deque[ErrorLine] = field(default_factory=lambda: deque(maxlen=_PER_FILE_TAIL))
+    head: list[ErrorLine | Unread] = field(default_factory=list)
+    tail: deque[ErrorLine | Unread] = field(default_factory=lambda: deque(maxlen=_PER_FILE_TAIL))
     last: list[ErrorLine] = field(default_factory=list)
     count: int = 0
+
+    def lines(self) -> list[ErrorLine]:
+        """Head and tail, read (once: kept read)."""
+        out = [_read(x) for x in (*self.head, *self.tail)]
+        n = len(self.head)
+        self.head[:] = out[:n]
+        self.tail.clear()
+        self.tail.extend(out[n:])
+        return out
 
 
 class ErrorLines:
@@ -67,7 +115,7 @@ class ErrorLines:
             f = self._files[file_index] = _FileLines()
         return f
 
-    def add(self, file_index: int, line: ErrorLine) -> None:
+    def add(self, file_index: int, line: ErrorLine | Unread) -> None:
         f = self._file(file_index)
         if f is None:
             return
@@ -89,8 +137,8 @@ class ErrorLines:
             if mine is None:
                 return
             theirs = other._files[i]
-            lines = [*mine.head, *mine.tail, *(fix(x) for x in (*theirs.head, *theirs.tail))]
-            mine.head = lines[:_PER_FILE_HEAD]
+            lines = [*mine.lines(), *(fix(x) for x in theirs.lines())]
+            mine.head[:] = lines[:_PER_FILE_HEAD]
             mine.tail.clear()
             mine.tail.extend(lines[_PER_FILE_HEAD:])
             mine.last = [fix(x) for x in theirs.last] or mine.last
@@ -105,13 +153,13 @@ class ErrorLines:
     def of_file(self, file_index: int) -> list[ErrorLine]:
         """The file's error-looking lines (not its last lines): what the miner reads."""
         f = self._files.get(file_index)
-        return [*f.head, *f.tail] if f else []
+        return f.lines() if f else []
 
     def _region_of(self, file_index: int) -> list[ErrorLine]:
         """Error lines and last lines of a file, in line order, each line once."""
         f = self._files[file_index]
         by_line = {x.line: x for x in f.last}
-        by_line.update((x.line, x) for x in (*f.head, *f.tail))
+        by_line.update((x.line, x) for x in f.lines())
         return [by_line[k] for k in sorted(by_line)]
 
     def all(self) -> list[ErrorLine]:

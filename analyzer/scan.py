@@ -21,10 +21,10 @@ from typing import BinaryIO
 from .correlate import ROLE_RANK, SEVERITY_RANK
 from .formats import Fields, Formats
 from .job import who_of
-from .lines import Message, clean, has_year, parse_time, strip_prefix
+from .lines import TEXT_CAP, Message, clean, decode, has_year, parse_time, strip_prefix
 from .matcher import Matcher
 from .redact import redact
-from .region import LAST_LINES, ErrorLine, ErrorLines
+from .region import LAST_LINES, ErrorLine, ErrorLines, Unread
 from .sources import Stream, Unit, packed
 from .types import Hit, LogTime, Signature, Who
 
@@ -32,7 +32,6 @@ BLOCK = 1 << 20
 # A longer line is matched on its first and its last LINE_CAP bytes; the middle is only
 # counted, so memory stays bounded whatever the input.
 LINE_CAP = 1 << 20
-TEXT_CAP = 4096
 _LAST_TEXT = 1024  # bytes of each last line kept for the region (20 per file, 4,096 files)
 _CONTEXT_BEFORE, _CONTEXT_AFTER, _TRACEBACK_LINES = 3, 3, 40
 _TAIL = 64 * 1024
@@ -48,6 +47,17 @@ SEGMENT = 64 << 20
 _PROGRESS_HEAD, _PROGRESS_TAIL = 4, 3
 _HEX = re.compile(rb"0x[0-9a-fA-F]+")
 _MAX_FACTS_SEEN = 100_000
+# A line template: the line's bytes with its clock masked (a time of day with what is
+# joined to it: `2026-11-29-10:00:01.123.456`, `10:00:01,123`; a dmesg uptime; epoch
+# seconds). Every other number is kept: a signature may read it (`Xid 79` is not
+# `Xid 13`; a loss scale is tiny only below 1e-3), and a rank named in the text must
+# stay the rank of every copy.
+_VOLATILE = re.compile(
+    rb"(?:\d+[-/.T]){0,3}(?<!\d)\d\d:\d\d:\d\d(?:[.,]\d+)*|\[ *\d+\.\d{6}\]|\b1\d{9}(?:\.\d+)?\b"
+)
+_READ_COPIES = 2  # copies of a template read closely before the next are only counted
+_MAX_TEMPLATES = 20_000
+_TEMPLATE_BYTES = 4096  # a longer line is always read
 _FRAME = re.compile(r'^\s*File "[^"]*", line \d+')
 _EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b")
 _TRACEBACK = "Traceback (most recent call last):"
@@ -60,18 +70,6 @@ def _why(e: Exception) -> str:
 
 def _as_is(text: str) -> str:
     return text
-
-
-def decode(raw: bytes) -> str:
-    """UTF-8, else GB18030 (CANN and Chinese locales), else UTF-8 with replacements."""
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        pass
-    try:
-        return raw.decode("gb18030")
-    except UnicodeDecodeError:
-        return raw.decode("utf-8", "replace")
 
 
 @dataclass
@@ -305,6 +303,22 @@ class StreamFeed:
         self.scanner._last_lines(self.stream, self.file_index, self.tail, last)
 
 
+@dataclass
+class _Template:
+    """What reading a copy of a line template gave, so that the next copies need not be
+    read: the signatures it hit, whether it is an error-looking line, and whether a
+    copy can stand for another (`same`: one segment, no facts, not indented, any rank
+    or host the message names kept in the template). `pending` copies were counted
+    since the last one read; the next one read carries them (Hit.repeats)."""
+
+    same: bool
+    sigs: tuple[int, ...]
+    error: bool
+    matched: bool
+    read: int = 1
+    pending: int = 0
+
+
 @dataclass(frozen=True)
 class _LineAt:
     """Where a hit line sits: stream, line number, byte offset in the stream, and its
@@ -318,6 +332,7 @@ class _LineAt:
     end: int
     ctx: _Block
     part: int  # the SEGMENT of the chunk being read: its detail budget
+    repeats: int  # the copies the line stands for (Hit.repeats)
 
 
 class StreamScanner:
@@ -343,9 +358,11 @@ class StreamScanner:
         self.errors = errors
         # lines leave the engine only through hits: redacting them here covers every sink
         self.clean_text: Callable[[str], str] = redact if redact_secrets else _as_is
+        self._redact = redact_secrets
         self.on_hit = on_hit
         self.year = year
         self._detailed: dict[tuple[int, int, int], int] = {}
+        self._templates: dict[int, _Template] = {}
         # only step lines are sampled; a checkpoint or eval line is rare and always read
         # (the error pattern and the facts come after the signatures: never steps)
         extra = [False] * (1 + len(matcher.formats.facts))
@@ -467,37 +484,114 @@ class StreamScanner:
             return
         ctx = _Block(tail, block)
         skip = self._progress_to_skip(block, hits)
+        keys = self._template_keys(file_index, part, block, hits, skip)
+        last: dict[int | None, int] = {k: i for i, k in enumerate(keys) if k is not None}
         pos, line = 0, lineno
         for index, (start, end, candidates) in enumerate(hits):
             line += block.count(b"\n", pos, start)
             pos = start
             if index in skip or self._seen_fact(file_index, block, start, end, candidates):
                 continue
-            raw = decode(block[start:end])
-            if self._quotes_code(ctx, start, raw):
+            key = keys[index]
+            known = self._templates.get(key) if key is not None else None
+            if (
+                known is not None
+                and known.same
+                and known.read >= _READ_COPIES
+                and last[key] != index
+            ):  # a copy between the first few and the block's last: counted
+                self._count(known, stream, file_index, part, line, block[start:end])
                 continue
-            errors_at = self.matcher.error_index
-            error_line = errors_at in candidates
-            facts = [c - self.matcher.fact_base for c in candidates if c > errors_at]
-            candidates = tuple(c for c in candidates if c < errors_at)
-            matched = False
-            for segment in clean(raw):
-                msg = strip_prefix(segment, self.formats)
-                offset = base + start if line_offset is None else line_offset
-                at = _LineAt(stream, file_index, line, offset, start, end, ctx, part)
-                best = self._best(candidates, msg.text)
-                if not (facts or best):
-                    continue
-                who = self._who(at, msg)  # once per line, for its facts and hits alike
-                if facts:
-                    self._facts(at, facts, msg, who)
-                for i, caps in best:
-                    self._emit(at, i, caps, segment, msg, who)
-                    matched = True
-            if error_line and self.errors is not None:
-                text = self.clean_text(raw[:TEXT_CAP])
-                when = parse_time(text, self.year.year)
-                self.errors.add(file_index, ErrorLine(stream.name, line, when, text, matched))
+            offset = base + start if line_offset is None else line_offset
+            repeats = known.pending + 1 if known is not None else 1
+            at = _LineAt(stream, file_index, line, offset, start, end, ctx, part, repeats)
+            read = self._read_line(at, candidates)
+            if key is not None and read is not None:
+                self._learn(key, known, read)
+
+    def _template_keys(
+        self,
+        file_index: int,
+        part: int,
+        block: bytes,
+        hits: list[tuple[int, int, tuple[int, ...]]],
+        skip: set[int],
+    ) -> list[int | None]:
+        """Each hit line's template key (None: always read): its file and segment (the
+        part a worker reads: see _DETAILED), the automaton's candidates, the launcher
+        prefix it starts with and its masked bytes. Work per distinct line, not per copy:
+        a warning printed every step by every rank is read a few times and counted."""
+        keys: list[int | None] = []
+        fact_base, key = self.matcher.fact_base, self._key
+        for index, (start, end, candidates) in enumerate(hits):
+            if index in skip or end - start > _TEMPLATE_BYTES or candidates[-1] >= fact_base:
+                keys.append(None)
+                continue
+            masked = _VOLATILE.sub(b"#", block[start:end])
+            keys.append(hash((file_index, part, candidates, key(block, start), masked)))
+        return keys
+
+    def _count(
+        self, known: _Template, stream: Stream, file_index: int, part: int, line: int, raw: bytes
+    ) -> None:
+        """A copy of a template that was read: counted, its error line kept unread."""
+        known.pending += 1
+        for i in known.sigs:
+            k = (file_index, i, part)
+            self._detailed[k] = self._detailed.get(k, 0) + 1
+        if known.error and self.errors is not None:
+            self.errors.add(
+                file_index,
+                Unread.of(stream.name, line, raw, self.year.year, known.matched, self._redact),
+            )
+
+    def _learn(self, key: int, known: _Template | None, read: _Template) -> None:
+        if known is None:
+            if len(self._templates) < _MAX_TEMPLATES:
+                self._templates[key] = read
+            return
+        known.read += 1
+        known.pending = 0
+        if (known.same, known.sigs, known.error) != (read.same, read.sigs, read.error):
+            known.same = False  # copies that read differently: read every one
+
+    def _read_line(self, at: _LineAt, candidates: tuple[int, ...]) -> _Template | None:
+        """Read one hit line closely: its segments, their signatures and facts, its error
+        line; what it gave (None: quoted source code, nothing)."""
+        line_bytes = at.ctx.buf[at.ctx.shift + at.start : at.ctx.shift + at.end]
+        raw = decode(line_bytes)
+        if self._quotes_code(at.ctx, at.start, raw):
+            return None
+        errors_at = self.matcher.error_index
+        error_line = errors_at in candidates
+        facts = [c - self.matcher.fact_base for c in candidates if c > errors_at]
+        candidates = tuple(c for c in candidates if c < errors_at)
+        segments = clean(raw)
+        same = len(segments) == 1 and not facts
+        sigs: list[int] = []
+        for segment in segments:
+            msg = strip_prefix(segment, self.formats)
+            same = same and not msg.text.startswith((" ", "\t"))
+            best = self._best(candidates, msg.text)
+            if not (facts or best):
+                continue
+            said = self.formats.claims_of(msg.text)
+            if same and said:  # a copy stands for this one if the ranks it names are kept
+                masked = _VOLATILE.sub(b"#", line_bytes)
+                same = all(v.encode("utf-8", "surrogatepass") in masked for v in said.values())
+            who = who_of(msg.prefix, said, at.stream.who)  # once per line, for all its uses
+            if facts:
+                self._facts(at, facts, msg, who)
+            for i, caps in best:
+                self._emit(at, i, caps, segment, msg, who)
+                sigs.append(i)
+                same = same and self.matcher.signatures[i].role != "progress"
+        matched = bool(sigs)
+        if error_line and self.errors is not None:
+            name, year = at.stream.name, self.year.year
+            unread = Unread.of(name, at.line, line_bytes, year, matched, self._redact)
+            self.errors.add(at.file_index, unread)
+        return _Template(same, tuple(sigs), error_line, matched)
 
     def _last_lines(self, stream: Stream, file_index: int, tail: bytes, last: int) -> None:
         """The stream's last non-empty lines, for the classifier's failure region.
@@ -555,9 +649,6 @@ class StreamScanner:
         if len(self._facts_seen) < _MAX_FACTS_SEEN:
             self._facts_seen.add(key)
         return False
-
-    def _who(self, at: _LineAt, msg: Message) -> Who:
-        return who_of(msg.prefix, self.formats.claims_of(msg.text), at.stream.who)
 
     def _facts(self, at: _LineAt, facts: list[int], msg: Message, who: Who) -> None:
         """Lines that say who is who, for the job model (analyzer.job)."""
@@ -663,5 +754,6 @@ class StreamScanner:
                 context=tuple(self.clean_text(c) for c in context),
                 context_first_line=at.line - lines_before,
                 who=who,
+                repeats=at.repeats,
             )
         )

@@ -104,9 +104,11 @@ class PatternSet:
         return next((s for s in self.signatures if s.id == sig_id), None)
 
 
+@lru_cache(maxsize=1)
 def builtin_dir() -> Path:
     """Where the built-in pattern files live: inside the installed package, or the
-    repository's patterns/ folder when running from a checkout (editable install)."""
+    repository's patterns/ folder when running from a checkout (editable install).
+    Asked per hit line (the default formats): resolved once."""
     here = Path(__file__).resolve().parent
     installed = here / "builtin_patterns"
     return installed if installed.is_dir() else here.parent / "patterns"

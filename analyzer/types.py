@@ -178,6 +178,9 @@ class Hit:
     # `rank` and `host` are the resolved ones once the job model has run)
     who: Who = field(default_factory=Who)
     identity: Identity | None = None
+    # the lines it stands for: itself and the copies of it before it that the scan only
+    # counted (same signatures, masked text and prefix; see scan._Templates)
+    repeats: int = 1
 
     @property
     def stream_key(self) -> tuple[int, str]:

@@ -52,3 +52,61 @@ def test_analyze_never_raises_and_is_deterministic(tmp_path: Path, blobs: list[b
     skipped = set(first["stats"]["skipped"])
     expected = sum(b.count(b"\n") for i, b in enumerate(blobs) if f"rank_{i}.log" not in skipped)
     assert first["stats"]["lines"] == expected  # wc -l of everything that was read
+
+
+# Timestamp headers of every format, with noise before and after: what the clock-first
+# search must find exactly as the full alternation does.
+stamps = st.sampled_from(
+    [
+        "2026-11-29 10:00:01,123",
+        "2026-11-29T10:00:01.5+08:00",
+        "2026-11-29-10:00:01.123.456",
+        "I1129 10:00:01.123456",
+        "Tue Nov 10 10:05:04 2020",
+        "Nov 29 10:00:01",
+        "[12345.678901]",
+        "1764410401.5",
+        "10:00:01",
+        "",
+    ]
+)
+
+
+@given(log_text, stamps, log_text)
+def test_the_clock_first_search_finds_what_the_full_search_finds(
+    before: str, stamp: str, after: str
+) -> None:
+    from analyzer.lines import _TS, _TS_WINDOW, _stamp
+
+    for text in (before[:30] + stamp + after, stamp + after, before + stamp):
+        full, fast = _TS.search(text, 0, _TS_WINDOW), _stamp(text)
+        assert (full and (full.span(), full.group(0))) == (fast and (fast.span(), fast.group(0)))
+
+
+secret_text = st.text(
+    alphabet=st.sampled_from(
+        list("AKIASbcdefhxo_-:/@=\"' \t\v\u00a0\u2003ĸK0123456789+ghpstokenpasswordsecret")
+    ),
+    max_size=200,
+) | st.sampled_from(
+    [
+        "  " + "AbCd0123" * 9,
+        "\v" + "AbCd0123" * 9 + "==",
+        "password:\u2003hunter22",
+        "https://user:p4ss@host/x",
+        "Authorization: BEARER abcdefghijkl",
+        "OBS_SK=abcdefgh",
+        "-----BEGIN RSA PRIVATE KEY----- MIIE",
+    ]
+)
+
+
+@given(secret_text)
+def test_every_redaction_rule_is_tried_wherever_it_matches(text: str) -> None:
+    """A trigger is a superset of its rule: a rule that could match is never skipped."""
+    from analyzer.redact import _RULES, _triggers
+
+    tried = set(_triggers().Match(text.encode("utf-8", "surrogatepass")) or ())  # type: ignore[attr-defined]
+    for i, rule in enumerate(_RULES):
+        if rule.pattern.search(text):
+            assert i in tried, (rule.trigger, text)

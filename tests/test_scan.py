@@ -189,3 +189,65 @@ def test_a_rank_that_stops_mid_block_in_a_merged_console_is_found_where_it_stopp
     progress = sampled.evidence().progress
     assert progress == full.evidence().progress
     assert {p.rank: p.last_step for p in progress}[7] == 450
+
+
+def test_repeated_lines_are_counted_as_reading_every_copy_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Work per distinct line (scan._Templates): copies of a line template after the
+    first few are counted, not read. Whatever the copies differ in and a signature or
+    the job model reads must keep them apart: a loss scale (tiny only below 1e-3), an
+    Xid code, a rank named in the text. Findings, counts, ranks, error lines and the
+    evidence lines must be what reading every copy gives."""
+    import analyzer.scan as scan
+
+    lines = []
+    for i in range(40_000):
+        t = f"2026-11-29 10:{i // 1200 % 60:02d}:{i // 20 % 60:02d},{i % 1000:03d}"
+        lines.append(f"{t} - INFO - step {i} done")
+        kind = i % 5
+        if kind == 0:
+            lines.append(f"{t} | WARNING: overflow detected, setting loss scale to: 0.{i % 3 + 1}")
+        elif kind == 1:
+            lines.append(f"{t} | WARNING: overflow detected, setting loss scale to: 0.0001")
+        elif kind == 2:
+            code = 79 if i % 15 == 2 else 13
+            lines.append(f"[{i % 99999}.123456] NVRM: Xid (PCI:0000:3b:00): {code}, pid=77")
+        elif kind == 3:
+            lines.append(
+                f"{t} [Rank {i % 4}] NCCL WARN NET/IB : Got completion from peer 10.0.0.3<4001>"
+                " with error 12, opcode 0, len 0, vendor err 129 (Recv)"
+            )
+    lines.append(f"2026-11-29 11:00:00,000 [Rank 2] {OOM.split(': ', 1)[1]}")
+    log = tmp_path / "console.log"
+    log.write_text("\n".join(lines) + "\n")
+    assert log.stat().st_size > 2 * BLOCK
+
+    reads = []
+    read_line = scan.StreamScanner._read_line
+
+    def counting(self: scan.StreamScanner, *args: Any) -> Any:
+        reads[-1] += 1
+        return read_line(self, *args)
+
+    monkeypatch.setattr(scan.StreamScanner, "_read_line", counting)
+
+    def verdict(read_copies: int) -> tuple[Any, ...]:
+        monkeypatch.setattr(scan, "_READ_COPIES", read_copies)
+        reads.append(0)
+        a = Analyzer(Settings())
+        a.read_paths([str(log)])
+        ev = a.evidence()
+        return (
+            a.verdict().to_dict()["findings"],
+            [(f.signature.id, f.count, f.ranks, f.first.line) for f in ev.findings],
+            [(h.signature.id, h.line, h.rank) for h in ev.candidates],
+            [(x.line, x.text) for x in a.errors.all()],
+        )
+
+    counted, read = verdict(2), verdict(10**9)
+    assert counted == read
+    by_sig = {sig: (count, ranks) for sig, count, ranks, _ in counted[1]}
+    assert by_sig["numerics-loss-scale-tiny"][0] == 8_000  # only the 0.0001 lines
+    assert any(ranks == (0, 1, 2, 3) for _, ranks in by_sig.values())
+    assert reads[0] < reads[1] / 20  # and the copies were only counted
