@@ -35,6 +35,8 @@ LINE_CAP = 1 << 20
 _LAST_TEXT = 1024  # bytes of each last line kept for the region (20 per file, 4,096 files)
 _CONTEXT_BEFORE, _CONTEXT_AFTER, _TRACEBACK_LINES = 3, 3, 40
 _TAIL = 64 * 1024
+_TIME_LINES = 20  # lines above a line without a time that may lend it theirs
+_HEAD_BYTES = 4 * 160  # of a line, enough for its timestamp (lines._TS_WINDOW characters)
 # Hits per (file, signature, segment) that get full context; later ones only count, so
 # a log with a million identical warnings stays cheap. A segment is 64 MiB of a file, the
 # share a worker process reads (analyzer.workers; a multiple of BLOCK, so a part starts
@@ -47,14 +49,15 @@ SEGMENT = 64 << 20
 _PROGRESS_HEAD, _PROGRESS_TAIL = 4, 3
 _HEX = re.compile(rb"0x[0-9a-fA-F]+")
 _MAX_FACTS_SEEN = 100_000
-# A line template: the line's bytes with its clock masked (a time of day with what is
-# joined to it: `2026-11-29-10:00:01.123.456`, `10:00:01,123`; a dmesg uptime; epoch
-# seconds). Every other number is kept: a signature may read it (`Xid 79` is not
-# `Xid 13`; a loss scale is tiny only below 1e-3), and a rank named in the text must
-# stay the rank of every copy.
-_VOLATILE = re.compile(
-    rb"(?:\d+[-/.T]){0,3}(?<!\d)\d\d:\d\d:\d\d(?:[.,]\d+)*|\[ *\d+\.\d{6}\]|\b1\d{9}(?:\.\d+)?\b"
-)
+# A line template: the line's bytes with its time of day masked (`10:00:01,123`, the
+# clock of `2026-11-29-10:00:01.123.456`) and a leading dmesg uptime dropped. Every
+# other number is kept: a signature may read it (`Xid 79` is not `Xid 13`; a loss
+# scale is tiny only below 1e-3), a rank or a host named in the line must stay that of
+# every copy. Masking less than could be masked only costs copies read; masking what a
+# signature or the job model reads would give a wrong verdict.
+_VOLATILE = re.compile(rb"\d\d:\d\d:\d\d(?:[.,]\d+)*")
+_UPTIME = re.compile(rb"\[ *\d+\.\d+\]")
+
 _READ_COPIES = 2  # copies of a template read closely before the next are only counted
 _MAX_TEMPLATES = 20_000
 _TEMPLATE_BYTES = 4096  # a longer line is always read
@@ -70,6 +73,11 @@ def _why(e: Exception) -> str:
 
 def _as_is(text: str) -> str:
     return text
+
+
+def _template(line: bytes) -> bytes:
+    up = _UPTIME.match(line) if line[:1] == b"[" else None
+    return _VOLATILE.sub(b"#", line[up.end() :] if up else line)
 
 
 @dataclass
@@ -145,6 +153,26 @@ class _Block:
     def __init__(self, tail: bytes, block: bytes) -> None:
         self.buf = tail + block
         self.shift = len(tail)
+        self._times: dict[int, LogTime | None] = {}  # line start in buf -> its time
+
+    def time_before(self, start: int, year: int) -> LogTime | None:
+        """The time of the nearest of the _TIME_LINES lines before `start` that has one:
+        a line without its own stamp (HF Trainer dicts, tqdm bars, a traceback) gets it.
+        Each line is parsed once per block, and only its head (where a stamp sits): the
+        hundred redraws of one tqdm line all ask about the same lines."""
+        pos = start + self.shift
+        for _ in range(_TIME_LINES):
+            if pos <= 0:
+                return None
+            prev = self.buf.rfind(b"\n", 0, pos - 1) + 1
+            if prev not in self._times:
+                head = decode(self.buf[prev : min(pos - 1, prev + _HEAD_BYTES)])
+                self._times[prev] = parse_time(head, year)
+            t = self._times[prev]
+            if t is not None:
+                return t
+            pos = prev
+        return None
 
     def lines_before(self, start: int, n: int) -> list[str]:
         out: list[str] = []
@@ -165,14 +193,6 @@ class _Block:
             out.append(decode(self.buf[pos:nxt])[:TEXT_CAP])
             pos = nxt + 1
         return out
-
-
-def _time_of(lines: list[str], year: int) -> LogTime | None:
-    for text in reversed(lines):
-        t = parse_time(text, year)
-        if t:
-            return t
-    return None
 
 
 def _traceback_start(before: list[str], formats: Formats) -> int | None:
@@ -518,17 +538,17 @@ class StreamScanner:
         skip: set[int],
     ) -> list[int | None]:
         """Each hit line's template key (None: always read): its file and segment (the
-        part a worker reads: see _DETAILED), the automaton's candidates, the launcher
-        prefix it starts with and its masked bytes. Work per distinct line, not per copy:
-        a warning printed every step by every rank is read a few times and counted."""
+        part a worker reads: see _DETAILED), the automaton's candidates and its masked
+        bytes (launcher prefixes included). Work per distinct line, not per copy: a
+        warning printed every step by every rank is read a few times and counted."""
         keys: list[int | None] = []
-        fact_base, key = self.matcher.fact_base, self._key
+        fact_base = self.matcher.fact_base
         for index, (start, end, candidates) in enumerate(hits):
             if index in skip or end - start > _TEMPLATE_BYTES or candidates[-1] >= fact_base:
                 keys.append(None)
                 continue
-            masked = _VOLATILE.sub(b"#", block[start:end])
-            keys.append(hash((file_index, part, candidates, key(block, start), masked)))
+            masked = _template(block[start:end])
+            keys.append(hash((file_index, part, candidates, masked)))
         return keys
 
     def _count(
@@ -577,7 +597,7 @@ class StreamScanner:
                 continue
             said = self.formats.claims_of(msg.text)
             if same and said:  # a copy stands for this one if the ranks it names are kept
-                masked = _VOLATILE.sub(b"#", line_bytes)
+                masked = _template(line_bytes)
                 same = all(v.encode("utf-8", "surrogatepass") in masked for v in said.values())
             who = who_of(msg.prefix, said, at.stream.who)  # once per line, for all its uses
             if facts:
@@ -707,7 +727,7 @@ class StreamScanner:
             # Step lines are many: a time and a rank, no context. A line without its own
             # timestamp (HF Trainer dicts, tqdm bars) takes the nearest one above it.
             if when is None:
-                when = _time_of(at.ctx.lines_before(at.start, 20), year)
+                when = at.ctx.time_before(at.start, year)
             self._hit(at, sig, caps, segment, who, when, ())
             return
         key = (at.file_index, sig_index, at.part)
@@ -715,7 +735,7 @@ class StreamScanner:
         self._detailed[key] = seen + 1
         detailed = seen < _DETAILED or sig.evidence == "last"
         before = at.ctx.lines_before(at.start, _TRACEBACK_LINES if detailed else 20)
-        when = when or _time_of(before[-20:], year)
+        when = when or at.ctx.time_before(at.start, year)
         ctx_before = before[-_CONTEXT_BEFORE:] if detailed else []
         if detailed and _EXCEPTION.match(msg.text):
             tb = _traceback_start(before, self.formats)
