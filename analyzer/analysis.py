@@ -338,7 +338,7 @@ class Analyzer:
             s.lang,
             s.rules(),
             self.errors,
-            classifier.load() if s.model else None,
+            classifier.load if s.model else None,
         )
 
 

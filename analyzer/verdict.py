@@ -9,7 +9,7 @@ of the top by the signatures' roles, not by special cases here.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
@@ -278,12 +278,13 @@ def decide(
     lang: str = "en",
     rules: Sequence[Rule] = (),
     errors: ErrorLines | None = None,
-    model: Model | None = None,
+    model: Callable[[], Model | None] | None = None,
 ) -> Verdict:
     """Pick the root cause and map it to recovery per the taxonomy.
 
     Signatures and the timeline decide first. The classifier is asked only when they
     found nothing, or only a signature of category `unknown`; it decides when it is sure.
+    `model` loads it: only then (it is 11 MB and 0.1 s that most verdicts do not need).
     """
     deciding_hits = deciding(ev)
     culprit = choose(ev)
@@ -319,7 +320,7 @@ def decide(
     root = culprit.hit if culprit is not None else None
     final = culprit is not None and culprit.final  # a rule read the logs to the end
     if root is None or (root.signature.category == "unknown" and not final):
-        asked = _ask_model(model, errors, ev, lang)
+        asked = _ask_model(model() if model else None, errors, ev, lang)
     if asked is not None and asked[1] is not None:
         opinion, model_root, model_summary = asked
         cat = CATEGORIES[opinion.category]
