@@ -195,6 +195,7 @@ class _Group:
                     raise AutomatonError(sig, f"RE2 cannot compile {form!r}: {e}") from None
                 self.owner.append(sig)
                 forms.append(form)
+        self.forms = tuple(forms)
         self.members.Compile()
         self.any = re2.compile(b"|".join(forms), options)
 
@@ -256,17 +257,28 @@ class Sampler:
         groups: Sequence[Sequence[tuple[int, str]]],
         keys: Sequence[Callable[[bytes, int], bytes] | None],
     ) -> None:
+        import re2
+
         options = _re2_options()
         self._groups = [_Group(g, options, k) for g, k in zip(groups, keys, strict=True) if g]
+        # every group's members in one Set: a line the other patterns found is named in
+        # one pass, not one per group
+        self._owner = [o for g in self._groups for o in g.owner]
+        self._members = re2.Set.SearchSet(options)
+        for g in self._groups:
+            for form in g.forms:
+                self._members.Add(form)
+        if self._groups:
+            self._members.Compile()
 
     def lines(self, block: bytes, out: dict[int, tuple[int, set[int]]]) -> None:
         """Add the sampled lines of `block` to `out`, and name the sampled patterns that
         also match the lines already there (a NaN loss inside a step line is both)."""
         if not self._groups:
             return
+        match, owner = self._members.Match, self._owner
         for start, (end, sigs) in out.items():
-            for g in self._groups:
-                sigs.update(g.names(block[start:end]))
+            sigs.update(owner[i] for i in match(block[start:end]) or ())
         for g in self._groups:
             g.lines(block, out)
 
