@@ -14,7 +14,7 @@ import stat
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import BinaryIO
 
@@ -326,15 +326,20 @@ class StreamFeed:
 @dataclass
 class _Template:
     """What reading a copy of a line template gave, so that the next copies need not be
-    read: the signatures it hit, whether it is an error-looking line, and whether a
-    copy can stand for another (`same`: one segment, no facts, not indented, any rank
-    or host the message names kept in the template). `pending` copies were counted
-    since the last one read; the next one read carries them (Hit.repeats)."""
+    read: the signatures it hit and the hits, whether it is an error-looking line, and
+    whether a copy can stand for another (`same`: one segment, no facts, not indented,
+    any rank or host the message names kept in the template). `pending` copies were
+    counted since the last one read or replayed; the next one carries them
+    (Hit.repeats). A block's last copy is replayed (its hits again, with its line and
+    time: what the findings' counts, last times and the cause's place in the timeline
+    need), unless a signature cites its last line (`evidence: last`): then it is read."""
 
     same: bool
     sigs: tuple[int, ...]
+    hits: tuple[Hit, ...]
     error: bool
     matched: bool
+    replay: bool
     read: int = 1
     pending: int = 0
 
@@ -514,15 +519,17 @@ class StreamScanner:
                 continue
             key = keys[index]
             known = self._templates.get(key) if key is not None else None
+            offset = base + start if line_offset is None else line_offset
             if (
                 known is not None
                 and known.same
                 and known.read >= _READ_COPIES
-                and last[key] != index
-            ):  # a copy between the first few and the block's last: counted
+                and (known.replay or last[key] != index)
+            ):  # a copy after the first few: counted, and replayed if the block's last
                 self._count(known, stream, file_index, part, line, block[start:end])
+                if last[key] == index:
+                    self._replay(known, ctx, start, line, offset)
                 continue
-            offset = base + start if line_offset is None else line_offset
             repeats = known.pending + 1 if known is not None else 1
             at = _LineAt(stream, file_index, line, offset, start, end, ctx, part, repeats)
             read = self._read_line(at, candidates)
@@ -565,6 +572,16 @@ class StreamScanner:
                 Unread.of(stream.name, line, raw, self.year.year, known.matched, self._redact),
             )
 
+    def _replay(self, known: _Template, ctx: _Block, start: int, line: int, offset: int) -> None:
+        """A block's last copy of a template: the hits its first copies gave, with its
+        place, time and the count of copies since the last replay."""
+        year = self.year.year
+        head = decode(ctx.buf[ctx.shift + start : ctx.shift + start + _HEAD_BYTES])
+        when = parse_time(clean(head)[0], year) or ctx.time_before(start, year)
+        for hit in known.hits:
+            self.on_hit(replace(hit, line=line, offset=offset, time=when, repeats=known.pending))
+        known.pending = 0
+
     def _learn(self, key: int, known: _Template | None, read: _Template) -> None:
         if known is None:
             if len(self._templates) < _MAX_TEMPLATES:
@@ -572,6 +589,7 @@ class StreamScanner:
             return
         known.read += 1
         known.pending = 0
+        known.hits = read.hits
         if (known.same, known.sigs, known.error) != (read.same, read.sigs, read.error):
             known.same = False  # copies that read differently: read every one
 
@@ -589,6 +607,7 @@ class StreamScanner:
         segments = clean(raw)
         same = len(segments) == 1 and not facts
         sigs: list[int] = []
+        hits: list[Hit] = []
         for segment in segments:
             msg = strip_prefix(segment, self.formats)
             same = same and not msg.text.startswith((" ", "\t"))
@@ -603,7 +622,7 @@ class StreamScanner:
             if facts:
                 self._facts(at, facts, msg, who)
             for i, caps in best:
-                self._emit(at, i, caps, segment, msg, who)
+                hits.append(self._emit(at, i, caps, segment, msg, who))
                 sigs.append(i)
                 same = same and self.matcher.signatures[i].role != "progress"
         matched = bool(sigs)
@@ -611,7 +630,8 @@ class StreamScanner:
             name, year = at.stream.name, self.year.year
             unread = Unread.of(name, at.line, line_bytes, year, matched, self._redact)
             self.errors.add(at.file_index, unread)
-        return _Template(same, tuple(sigs), error_line, matched)
+        replay = all(self.matcher.signatures[i].evidence != "last" for i in sigs)
+        return _Template(same, tuple(sigs), tuple(hits), error_line, matched, replay)
 
     def _last_lines(self, stream: Stream, file_index: int, tail: bytes, last: int) -> None:
         """The stream's last non-empty lines, for the classifier's failure region.
@@ -719,7 +739,7 @@ class StreamScanner:
         segment: str,
         msg: Message,
         who: Who,
-    ) -> None:
+    ) -> Hit:
         sig = self.matcher.signatures[sig_index]
         year = self.year.year
         when = parse_time(segment, year)
@@ -728,8 +748,7 @@ class StreamScanner:
             # timestamp (HF Trainer dicts, tqdm bars) takes the nearest one above it.
             if when is None:
                 when = at.ctx.time_before(at.start, year)
-            self._hit(at, sig, caps, segment, who, when, ())
-            return
+            return self._hit(at, sig, caps, segment, who, when, ())
         key = (at.file_index, sig_index, at.part)
         seen = self._detailed.get(key, 0)
         self._detailed[key] = seen + 1
@@ -746,7 +765,7 @@ class StreamScanner:
             if detailed
             else ()
         )
-        self._hit(at, sig, caps, segment, who, when, context, len(ctx_before))
+        return self._hit(at, sig, caps, segment, who, when, context, len(ctx_before))
 
     def _hit(
         self,
@@ -758,22 +777,22 @@ class StreamScanner:
         when: LogTime | None,
         context: tuple[str, ...],
         lines_before: int = 0,
-    ) -> None:
-        self.on_hit(
-            Hit(
-                signature=sig,
-                file=at.stream.name,
-                file_index=at.file_index,
-                line=at.line,
-                offset=at.offset,
-                text=self.clean_text(segment[:TEXT_CAP]),
-                time=when,
-                rank=who.rank,
-                host=who.host,
-                captures={k: self.clean_text(v) for k, v in caps.items()},
-                context=tuple(self.clean_text(c) for c in context),
-                context_first_line=at.line - lines_before,
-                who=who,
-                repeats=at.repeats,
-            )
+    ) -> Hit:
+        hit = Hit(
+            signature=sig,
+            file=at.stream.name,
+            file_index=at.file_index,
+            line=at.line,
+            offset=at.offset,
+            text=self.clean_text(segment[:TEXT_CAP]),
+            time=when,
+            rank=who.rank,
+            host=who.host,
+            captures={k: self.clean_text(v) for k, v in caps.items()},
+            context=tuple(self.clean_text(c) for c in context),
+            context_first_line=at.line - lines_before,
+            who=who,
+            repeats=at.repeats,
         )
+        self.on_hit(hit)
+        return hit
