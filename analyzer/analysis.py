@@ -54,7 +54,8 @@ class Settings:
     `patterns`: extra signature folders or files on top of the built-in ones, or a
     loaded `PatternSet` (then used as it is). `signatures`: False turns every signature
     off, leaving the classifier alone; `model`: False turns the classifier off.
-    `engine`: the automaton backend ("re2", "hyperscan"; default: re2). `lang`: "en" or
+    `engine`: the automaton backend ("hyperscan", "re2"; default: Hyperscan where it is
+    installed and finds every signature example, else RE2). `lang`: "en" or
     "zh" for the summary. `now`: the current time when the logs are live (hang
     detection); otherwise the end of the evidence is the latest timestamp in any file.
     `hang_factor`, `hang_min_gap`: a rank whose progress stopped longer ago than this

@@ -80,7 +80,8 @@ _OPTIONS: dict[str, Callable[[F], F]] = {
         "--engine",
         type=click.Choice(["hyperscan", "re2"]),
         default=None,
-        help="Automaton backend (default: re2; hyperscan is faster but see README).",
+        help="Automaton backend (default: hyperscan where installed and it finds every "
+        "signature example, else re2).",
     ),
     "lang": click.option(
         "--lang",

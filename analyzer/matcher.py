@@ -62,9 +62,22 @@ class Matcher:
         # lines (the region keeps a file's first 20 and last 40, which the head and tail
         # samples of its blocks still give exactly).
         steps = [i for i, s in enumerate(self.signatures) if s.progress == "step"]
+        # what every automaton must find: each signature's and each fact's examples
+        probes = [
+            (i, ex["log"].encode("utf-8", "surrogateescape"))
+            for i, sig in enumerate(self.signatures)
+            for ex in sig.examples
+            if ex["match"]
+        ]
+        probes += [
+            (self.fact_base + k, ex["line"].encode("utf-8", "surrogateescape"))
+            for k, f in enumerate(self.formats.facts)
+            for ex in f.examples
+            if ex.get("fields")
+        ]
         try:
             self.automaton = automaton.build(
-                regexes, engine, [steps, [self.error_index]], [self.formats.key, None]
+                regexes, engine, [steps, [self.error_index]], [self.formats.key, None], probes
             )
         except automaton.AutomatonError as e:
             sig = self.signatures[e.index]
