@@ -584,8 +584,8 @@ class StreamScanner:
 
     def _learn(self, key: int, known: _Template | None, read: _Template) -> None:
         if known is None:
-            if len(self._templates) < _MAX_TEMPLATES:
-                self._templates[key] = read
+            if read.same and len(self._templates) < _MAX_TEMPLATES:
+                self._templates[key] = read  # a line no copy can stand for is read anyway
             return
         known.read += 1
         known.pending = 0
@@ -631,7 +631,9 @@ class StreamScanner:
             unread = Unread.of(name, at.line, line_bytes, year, matched, self._redact)
             self.errors.add(at.file_index, unread)
         replay = all(self.matcher.signatures[i].evidence != "last" for i in sigs)
-        return _Template(same, tuple(sigs), tuple(hits), error_line, matched, replay)
+        # what a replay needs: no context (a replayed hit is never the one shown)
+        kept = tuple(replace(h, context=()) for h in hits) if same else ()
+        return _Template(same, tuple(sigs), kept, error_line, matched, replay)
 
     def _last_lines(self, stream: Stream, file_index: int, tail: bytes, last: int) -> None:
         """The stream's last non-empty lines, for the classifier's failure region.
