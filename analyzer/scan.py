@@ -474,7 +474,9 @@ class StreamScanner:
         """The year anchor from the block's first line, the file's last timestamp from its
         last lines: the end of the evidence, cheaply."""
         self.year.see(decode(block[:512].split(b"\n", 1)[0]))
-        end = len(block.rstrip(b"\n"))
+        end = len(block)
+        while end and block[end - 1] == 0x0A:  # not rstrip: that copies the block
+            end -= 1
         for _ in range(5):
             start = block.rfind(b"\n", 0, end) + 1
             t = parse_time(clean(decode(block[start : min(end, start + 512)]))[0], self.year.year)
