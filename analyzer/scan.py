@@ -154,12 +154,18 @@ class _Block:
         self.buf = tail + block
         self.shift = len(tail)
         self._times: dict[int, LogTime | None] = {}  # line start in buf -> its time
+        self._before: dict[int, LogTime | None] = {}  # line start -> the time it gets
 
     def time_before(self, start: int, year: int) -> LogTime | None:
         """The time of the nearest of the _TIME_LINES lines before `start` that has one:
         a line without its own stamp (HF Trainer dicts, tqdm bars, a traceback) gets it.
         Each line is parsed once per block, and only its head (where a stamp sits): the
         hundred redraws of one tqdm line all ask about the same lines."""
+        if start not in self._before:  # every segment of a line asks the same
+            self._before[start] = self._time_before(start, year)
+        return self._before[start]
+
+    def _time_before(self, start: int, year: int) -> LogTime | None:
         pos = start + self.shift
         for _ in range(_TIME_LINES):
             if pos <= 0:
