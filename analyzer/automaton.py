@@ -375,10 +375,14 @@ class HyperscanAutomaton:
                 add((end, pid))
 
             self._db.scan(block, match_event_handler=on_match, scratch=scratch)
-            for end, pid in ends:
+            owner, start, stop, owners = self._owner, -1, -1, set()
+            for end, pid in sorted(ends):
                 # A match ending exactly at a newline ends on the line before it.
-                start, stop = _line_bounds(block, end - 1 if end > 0 else 0)
-                lines.setdefault(start, (stop, set()))[1].add(self._owner[pid])
+                at = end - 1 if end > 0 else 0
+                if not start <= at <= stop:  # a line of its own (most lines match twice)
+                    start, stop = _line_bounds(block, at)
+                    owners = lines.setdefault(start, (stop, set()))[1]
+                owners.add(owner[pid])
         return _finish(block, lines, self._sampler)
 
 
