@@ -61,6 +61,7 @@ _UPTIME = re.compile(rb"\[ *\d+\.\d+\]")
 _READ_COPIES = 2  # copies of a template read closely before the next are only counted
 _MAX_TEMPLATES = 20_000
 _TEMPLATE_BYTES = 4096  # a longer line is always read
+_MAX_WHOS = 4096
 _FRAME = re.compile(r'^\s*File "[^"]*", line \d+')
 _EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b")
 _TRACEBACK = "Traceback (most recent call last):"
@@ -394,6 +395,7 @@ class StreamScanner:
         self.year = year
         self._detailed: dict[tuple[int, int, int], int] = {}
         self._templates: dict[int, _Template] = {}
+        self._whos: dict[tuple[object, ...], Who] = {}
         # only step lines are sampled; a checkpoint or eval line is rare and always read
         # (the error pattern and the facts come after the signatures: never steps)
         extra = [False] * (1 + len(matcher.formats.facts))
@@ -626,7 +628,7 @@ class StreamScanner:
             if same and said:  # a copy stands for this one if the ranks it names are kept
                 masked = _template(line_bytes)
                 same = all(v.encode("utf-8", "surrogatepass") in masked for v in said.values())
-            who = who_of(msg.prefix, said, at.stream.who)  # once per line, for all its uses
+            who = self._who(msg.prefix, said, at.stream.who)
             if facts:
                 self._facts(at, facts, msg, who)
             for i, caps in best:
@@ -642,6 +644,17 @@ class StreamScanner:
         # what a replay needs: no context (a replayed hit is never the one shown)
         kept = tuple(replace(h, context=()) for h in hits) if same else ()
         return _Template(same, tuple(sigs), kept, error_line, matched, replay)
+
+    def _who(self, prefix: Fields, said: Fields, path: Who) -> Who:
+        """who_of, one object per distinct answer: a stream's hits share their Who, so a
+        worker ships it once (pickle keeps shared objects shared) and memory holds one."""
+        key = (tuple(prefix.items()), tuple(said.items()), path)
+        who = self._whos.get(key)
+        if who is None:
+            if len(self._whos) >= _MAX_WHOS:
+                self._whos.clear()
+            who = self._whos[key] = who_of(prefix, said, path)
+        return who
 
     def _last_lines(self, stream: Stream, file_index: int, tail: bytes, last: int) -> None:
         """The stream's last non-empty lines, for the classifier's failure region.
