@@ -19,8 +19,10 @@ reading that task twice.
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -142,12 +144,24 @@ def _work(task: Task) -> Shipment:
 def fan_out(
     tasks: Sequence[Task], settings: Settings, matcher: Matcher, workers: int
 ) -> Iterator[Shipment]:
-    """Each task read in a worker, yielded in input order."""
+    """Each task read in a worker, yielded in input order.
+
+    At most two tasks per worker are in flight: results wait in this process until the
+    ones before them are merged, so a job of thousands of files must not have them all
+    done and held at once (`map` submits every task up front)."""
     global _shared
     _shared = (settings, matcher)
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(min(workers, len(tasks)), mp_context=context) as pool:
-        yield from pool.map(_work, tasks)
+    n = min(workers, len(tasks))
+    with ProcessPoolExecutor(n, mp_context=context) as pool:
+        queued = iter(tasks)
+        window = deque(pool.submit(_work, t) for t in itertools.islice(queued, 2 * n))
+        while window:
+            shipment = window.popleft().result()
+            following = next(queued, None)
+            if following is not None:
+                window.append(pool.submit(_work, following))
+            yield shipment
 
 
 class Merger:
