@@ -97,6 +97,8 @@ secret_text = st.text(
         "Authorization: BEARER abcdefghijkl",
         "OBS_SK=abcdefgh",
         "-----BEGIN RSA PRIVATE KEY----- MIIE",
+        "pa\u017f\u017fword=hunter22",  # Python's (?i) folds long s and the Kelvin sign
+        "api_\u212aey=abcdef12",
     ]
 )
 
