@@ -345,7 +345,6 @@ class _Template:
     sigs: tuple[int, ...]
     hits: tuple[Hit, ...]
     error: bool
-    matched: bool
     replay: bool
     read: int = 1
     pending: int = 0
@@ -579,7 +578,7 @@ class StreamScanner:
         if known.error and self.errors is not None:
             self.errors.add(
                 file_index,
-                Unread.of(stream.name, line, raw, self.year.year, known.matched, self._redact),
+                Unread.of(stream.name, line, raw, self.year.year, bool(known.sigs), self._redact),
             )
 
     def _replay(self, known: _Template, ctx: _Block, start: int, line: int, offset: int) -> None:
@@ -643,7 +642,7 @@ class StreamScanner:
         replay = all(self.matcher.signatures[i].evidence != "last" for i in sigs)
         # what a replay needs: no context (a replayed hit is never the one shown)
         kept = tuple(replace(h, context=()) for h in hits) if same else ()
-        return _Template(same, tuple(sigs), kept, error_line, matched, replay)
+        return _Template(same, tuple(sigs), kept, error_line, replay)
 
     def _who(self, prefix: Fields, said: Fields, path: Who) -> Who:
         """who_of, one object per distinct answer: a stream's hits share their Who, so a

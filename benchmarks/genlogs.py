@@ -567,6 +567,16 @@ class _Out:
             raise self.failed
 
 
+def draw(rng: random.Random, n: int) -> array[int]:
+    """`n` 16-bit picks from `rng` in one call, the same on every byte order: a block of
+    steps picks its line variants from it instead of calling the generator per line."""
+    picks = array("H")
+    picks.frombytes(rng.randbytes(2 * n))
+    if sys.byteorder == "big":
+        picks.byteswap()
+    return picks
+
+
 def _steps(out: _Out, groups: list[str], pool: _Pool, steps: int, total: int, seed: int) -> None:
     """Steps 1..`steps`: an iteration line, then the lines of one pre-rendered group."""
     rng = random.Random(seed)
@@ -577,10 +587,7 @@ def _steps(out: _Out, groups: list[str], pool: _Pool, steps: int, total: int, se
     at = clock.at
     for first in range(1, steps + 1, _BLOCK):
         last = min(first + _BLOCK, steps + 1)
-        picks = array("H")
-        picks.frombytes(rng.randbytes(4 * (last - first)))
-        if sys.byteorder == "big":
-            picks.byteswap()
+        picks = draw(rng, 2 * (last - first))
         parts: list[str] = []
         add = parts.append
         k = 0

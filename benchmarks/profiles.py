@@ -42,9 +42,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sys
 import time
-from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -1135,10 +1133,7 @@ def _write(path: Path, script: Script, mib: int, compress: Compress, seed: int) 
         out.write(script.header(steps))
         for first in range(1, steps + 1, _BLOCK):
             last = min(first + _BLOCK, steps + 1)
-            picks = array("H")
-            picks.frombytes(rng.randbytes(2 * (last - first)))
-            if sys.byteorder == "big":
-                picks.byteswap()
+            picks = genlogs.draw(rng, last - first)
             parts: list[str] = []
             add = parts.append
             for k, s in enumerate(range(first, last)):
