@@ -60,6 +60,8 @@ class Settings:
     detection); otherwise the end of the evidence is the latest timestamp in any file.
     `hang_factor`, `hang_min_gap`: a rank whose progress stopped longer ago than this
     many times its median step time, and at least this many seconds, is hung.
+    `failed`: the caller knows the job failed (a non-zero exit status, a scheduler's
+    job state): logs that show no cause then give `unknown`, never `none`.
     `redact`: replace secrets in every line of the verdict. `deadline`: seconds the
     caller can wait (tails of large files first, then everything while time remains;
     `stats.complete` says whether all was read). `workers`: processes that read the
@@ -75,6 +77,7 @@ class Settings:
     now: datetime | None = None
     hang_factor: float = HANG_FACTOR
     hang_min_gap: float = HANG_MIN_GAP
+    failed: bool = False
     redact: bool = True
     deadline: float | None = None
     workers: int = 1
@@ -340,6 +343,7 @@ class Analyzer:
             s.rules(),
             self.errors,
             classifier.load if s.model else None,
+            s.failed,
         )
 
 

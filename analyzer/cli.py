@@ -11,6 +11,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -111,6 +112,12 @@ _OPTIONS: dict[str, Callable[[F], F]] = {
         show_default=True,
         help="...and at least this many seconds (longer during checkpoint saves).",
     ),
+    "failed": click.option(
+        "--failed",
+        is_flag=True,
+        help="The job is known to have failed (its exit status says so): logs that show "
+        "no cause give `unknown`, never `none`.",
+    ),
     "no_redact": click.option(
         "--no-redact",
         is_flag=True,
@@ -151,6 +158,7 @@ def _settings(options: dict[str, Any], workers: int = 1) -> Settings:
             now=options.get("now"),
             hang_factor=options.get("hang_factor", HANG_FACTOR),
             hang_min_gap=options.get("hang_min_gap", HANG_MIN_GAP),
+            failed=options.get("failed", False),
             redact=not options.get("no_redact", False),
             deadline=options.get("deadline"),
             workers=workers,
@@ -235,7 +243,7 @@ EXIT_HANG = 5
     "Exit at the first such event (exit code 4, 5 or 0).",
 )
 @click.option("--timeout", type=float, default=None, help="Stop after this many seconds.")
-@_analysis_options("now", "deadline")
+@_analysis_options("now", "deadline", "failed")
 def watch_cmd(
     paths: tuple[str, ...], interval: float, exit_on: str, timeout: float | None, **options: Any
 ) -> None:
@@ -422,7 +430,9 @@ def explain(signature_id: str, pattern_dirs: tuple[str, ...]) -> None:
     help="Print a draft signature file (YAML) for the listed templates instead.",
 )
 @click.option("--family", default="local", show_default=True, help="Family of the drafts.")
-@_analysis_options("no_signatures", "no_model", "lang", "now", "hang_factor", "hang_min_gap")
+@_analysis_options(
+    "no_signatures", "no_model", "lang", "now", "hang_factor", "hang_min_gap", "failed"
+)
 def unknowns_cmd(
     jobs: tuple[str, ...], top: int, suggest: bool, family: str, **options: Any
 ) -> None:
@@ -475,7 +485,7 @@ def unknowns_cmd(
     help="Verdicts of earlier attempts, one JSON object per line, oldest first.",
 )
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
-@_analysis_options()
+@_analysis_options("failed")
 def decide_cmd(
     path: str,
     policy_file: str | None,
@@ -495,7 +505,7 @@ def decide_cmd(
         policy = load_policy(policy_file) if policy_file else None
         history = load_history(history_file) if history_file else []
         attempts = attempt_dirs(path) or [Path(path)]
-        settings = _settings(options)
+        settings = replace(_settings(options), failed=True)  # the attempt just failed
         verdicts = [analyze(str(a), settings) for a in attempts]
     except AnalyzerError as e:
         raise click.UsageError(str(e)) from None

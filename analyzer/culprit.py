@@ -16,7 +16,8 @@ minimal-bundle test in tests/test_culprit.py.
    (torchelastic prints a failure once bare and once in its table), else takes the rank
    (and host) of the line right after it that reports the same failure of a named rank
    (an Xid, then the CUDA error of rank 5), unless the line is a job-level event (a
-   scheduler's cancel names no culprit).
+   scheduler's cancel names no culprit), else of the one rank anywhere in the job that
+   reports the same kind of failure (a scheduler's OOM event, and one rank's SIGKILL).
 5. `own-file`: the same line in a console copy and in the rank's own file (torchrun
    --tee and --log-dir): the rank's own file is cited.
 6. `lowest-seq`: symptoms of one collective (timeouts): the rank with the lowest
@@ -89,7 +90,7 @@ def choose(ev: Evidence) -> Culprit | None:
         if located:
             root, rule = located[0], "located"
         else:
-            echo = _next_report(root, hits)
+            echo = _next_report(root, hits) or _sole_report(root, hits)
             if echo is not None:
                 root, rule = _with_rank(root, echo.rank, root.host or echo.host), "located"
     own = _own_file(root, hits)
@@ -152,6 +153,19 @@ def _next_report(root: Hit, hits: list[Hit]) -> Hit | None:
         and h.signature.category == root.signature.category
     ]
     return min(near, key=lambda h: h.line) if near else None
+
+
+def _sole_report(root: Hit, hits: list[Hit]) -> Hit | None:
+    """The one rank that reports the same kind of failure anywhere in the job, when only
+    one does: slurmstepd's `Detected 1 oom_kill event in StepId=...` names no rank, and
+    torchelastic's `exitcode: -9` of rank 1 is the same kill. A node-level line is
+    placed by rule 8 instead."""
+    if root.signature.blame == "node":
+        return None
+    same = [
+        h for h in hits if h.rank is not None and h.signature.category == root.signature.category
+    ]
+    return same[0] if same and len({h.rank for h in same}) == 1 else None
 
 
 def _own_file(root: Hit, hits: list[Hit]) -> Hit:

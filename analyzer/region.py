@@ -13,6 +13,7 @@ held-out accuracy from 0.77 to 0.85: issue 6.)
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,6 +32,37 @@ ERROR_LINE = (
     r"preempted|cancelled|canceled)\b|[a-z](?:Error|Exception)\b|\[E\d{4}|"
     r"\bE\d{4} |\bERR\d{5}\b|错误|失败|异常|超时"
 )
+# Lines the classifier may not cite on their own: a line that calls itself harmless is
+# never evidence, and a line at warning level (without an error level or an exception
+# name; NCCL's WARN is its error level) is evidence only when the caller knows the job
+# failed. On healthy runs these were its false alarms (DeepSpeed's "OVERFLOW! ...
+# Skipping step", a WARNING that a backend is "not yet implemented"); in failed jobs a
+# warning is often all there is ("instance is being preempted", "Retry=3 ... 503").
+_WARNING_LEVEL = re.compile(
+    r"\bWARN(?:ING)?\b|\bWarning:|\b[A-Z][A-Za-z]*Warning\b|(?:^|[\[\s])W\d{4} \d\d:"
+)
+_ERROR_LEVEL = re.compile(
+    r"\b(?:ERROR|FATAL|CRITICAL|Traceback)\b|(?:^|[\[\s])[EF]\d{4} \d\d:|\bNCCL WARN\b|"
+    r"[a-z](?:Error|Exception)\b"
+)
+_HARMLESS = re.compile(
+    r"(?i)\b(?:can|may|could) (?:be )?(?:safely )?(?:be )?ignored?\b|\bsafe to ignore\b|"
+    r"\bharmless\b|\bno action (?:is )?(?:needed|required)\b|\bsucceeded after\b|"
+    r"\bretr(?:y|ying|ied)\b.*\bsucceed(?:ed|s)?\b|\bskipping step\b|\breducing loss scale\b"
+)
+
+
+def harmless(text: str) -> bool:
+    """Whether a line says itself that it is harmless (ignorable, retried with success,
+    a loss-scale step skipped)."""
+    return bool(_HARMLESS.search(text))
+
+
+def warning_only(text: str) -> bool:
+    """Whether a line is at warning level and carries no error level."""
+    return bool(_WARNING_LEVEL.search(text)) and not _ERROR_LEVEL.search(text)
+
+
 _PER_FILE_HEAD = 20
 _PER_FILE_TAIL = 40
 LAST_LINES = 20  # a file's last non-empty lines, kept whatever they say

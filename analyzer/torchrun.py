@@ -142,6 +142,7 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_NONE
         verdict = hung or analyze(
             adir,
+            failed=rc != 0,
             deadline=args.deadline,
             hang_factor=args.hang_factor,
             hang_min_gap=args.hang_min_gap,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import partial
+from pathlib import PurePath
 from typing import Any
 
 from .cascade import Rule, explain
@@ -18,7 +19,7 @@ from .classifier import Model
 from .correlate import ROLE_RANK, SEVERITY_RANK, Evidence, template
 from .culprit import choose, deciding
 from .job import JobModel
-from .region import ErrorLine, ErrorLines
+from .region import ErrorLine, ErrorLines, harmless, warning_only
 from .taxonomy import CATEGORIES, NONE, category_name
 from .timeline import Stall
 from .types import ActOn, Checkpoint, Finding, Hit, ModelOpinion, RootCause, Stats, Verdict
@@ -170,6 +171,11 @@ def model_region(errors: ErrorLines | None, ev: Evidence) -> tuple[list[ErrorLin
     for p in ev.progress:
         if p.last_line is not None:
             last[p.file] = max(last.get(p.file, 0), p.last_line)
+    # A checkpoint save or an evaluation begun after the last step is progress too: a
+    # run that stops there shows no failure in the lines before it.
+    for s in ev.timeline.streams.values():
+        if s.last_phase is not None:
+            last[s.file] = max(last.get(s.file, 0), s.last_phase.line)
     # A file without progress (a kernel log, a scheduler's) is placed by time: its lines
     # from before the job's last steps are ones the job trained past.
     ends = [
@@ -189,7 +195,7 @@ def model_region(errors: ErrorLines | None, ev: Evidence) -> tuple[list[ErrorLin
 
 
 def _ask_model(
-    model: Model | None, errors: ErrorLines | None, ev: Evidence, lang: str
+    model: Model | None, errors: ErrorLines | None, ev: Evidence, lang: str, failed: bool
 ) -> tuple[ModelOpinion, RootCause | None, str] | None:
     """The classifier's reading of the failure region: opinion, evidence line, summary."""
     region, after = model_region(errors, ev)
@@ -206,10 +212,13 @@ def _ask_model(
         and pred.probability >= MODEL_THRESHOLD
         and not measured
     )
+    line = region[model.strongest_line([x.text for x in region], pred.category)] if sure else None
+    # the line it would cite must state a failure (analyzer.region): never one that calls
+    # itself harmless, and a warning only when the caller knows the job failed
+    sure = line is not None and not harmless(line.text) and (failed or not warning_only(line.text))
     opinion = ModelOpinion(pred.category, pred.probability, pred.alternatives, sure)
-    if not sure:
+    if line is None or not sure:
         return opinion, None, ""
-    line = region[model.strongest_line([x.text for x in region], pred.category)]
     name = category_name(pred.category, lang)
     summary = (
         f"{name}（分类模型判断，概率 {pred.probability:.2f}；没有特征规则匹配）：{line.text[:200]}"
@@ -272,6 +281,39 @@ def _checkpoint(ev: Evidence) -> Checkpoint | None:
     return Checkpoint(hit.captures.get("path"), step, lost, hit.file, hit.line)
 
 
+def _silent_summary(ev: Evidence, stats: Stats, lang: str) -> str:
+    """What the logs of a job known to have failed do show, when none says why: where
+    each process stood (a save begun and never finished first, else the furthest step)."""
+    zh = lang == "zh"
+    head = (
+        "作业已失败，但日志未说明原因" if zh else "The job failed, but no line in the logs says why"
+    )
+    if not stats.lines:
+        return head + ("；没有可读取的日志。" if zh else "; no log lines could be read.")
+    streams = list(ev.timeline.streams.values())
+    saving = [
+        s
+        for s in streams
+        if s.last_phase is not None and s.last_phase.signature.progress == "checkpoint_save"
+    ]
+    if saving:
+        s = min(saving, key=lambda s: (s.last_phase.line if s.last_phase else 0, s.file_index))
+        who = f"rank {s.rank}" if s.rank is not None else PurePath(s.file).name
+        if zh:
+            at = f"在第 {s.last_step} 步后" if s.last_step is not None else ""
+            return f"{head}：{who} {at}开始保存检查点，未完成。"
+        at = f" after step {s.last_step}" if s.last_step is not None else ""
+        return f"{head}: {who} began saving a checkpoint{at} and never finished."
+    stepped = [s for s in streams if s.last_step is not None]
+    if stepped:
+        s = max(stepped, key=lambda s: (s.last_step or 0, -s.file_index))
+        who = f"rank {s.rank}" if s.rank is not None else PurePath(s.file).name
+        if zh:
+            return f"{head}：最后的进度是 {who} 的第 {s.last_step} 步，之后日志结束。"
+        return f"{head}: the last progress is {who} at step {s.last_step}, then the logs end."
+    return head + ("。" if zh else ".")
+
+
 def decide(
     ev: Evidence,
     stats: Stats,
@@ -279,12 +321,16 @@ def decide(
     rules: Sequence[Rule] = (),
     errors: ErrorLines | None = None,
     model: Callable[[], Model | None] | None = None,
+    failed: bool = False,
 ) -> Verdict:
     """Pick the root cause and map it to recovery per the taxonomy.
 
     Signatures and the timeline decide first. The classifier is asked only when they
     found nothing, or only a signature of category `unknown`; it decides when it is sure.
     `model` loads it: only then (it is 11 MB and 0.1 s that most verdicts do not need).
+    `failed`: the caller knows the job failed (its exit status), so logs that show no
+    cause give `unknown`, never `none`: a job killed in silence looks like a healthy
+    excerpt, and only the caller can tell them apart.
     """
     deciding_hits = deciding(ev)
     culprit = choose(ev)
@@ -320,7 +366,7 @@ def decide(
     root = culprit.hit if culprit is not None else None
     final = culprit is not None and culprit.final  # a rule read the logs to the end
     if root is None or (root.signature.category == "unknown" and not final):
-        asked = _ask_model(model() if model else None, errors, ev, lang)
+        asked = _ask_model(model() if model else None, errors, ev, lang, failed)
     if asked is not None and asked[1] is not None:
         opinion, model_root, model_summary = asked
         cat = CATEGORIES[opinion.category]
@@ -336,6 +382,18 @@ def decide(
             model=opinion,
         )
     verdict = partial(verdict, model=asked[0] if asked else None)
+    if root is None and failed:
+        unknown = CATEGORIES["unknown"]
+        return verdict(
+            category=unknown.id,
+            recovery=unknown.recovery,
+            retryable=unknown.retryable,
+            confidence=0.5,
+            summary=_silent_summary(ev, stats, lang),
+            root_cause=None,
+            findings=shown,
+            decided_by="caller",
+        )
     if root is None:
         summary = (
             ("未发现故障迹象。" if lang == "zh" else "No failure found in the logs.")

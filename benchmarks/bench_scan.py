@@ -18,6 +18,8 @@ would grep for (benchmarks/usersets.py):
   cat FILE > /dev/null               (or the decompressor: the reading floor)
   grep -c -E -f user.ere FILE        (one hand-written ERE per signature, C locale)
   grep -c -F -f literals.txt FILE    (the catalogue's literals)
+  the automaton pass alone           (start-up, reading, the engine's scan; no verdict:
+                                      the floor of this design, and its ratio to grep)
   ha-analyze FILE --format json --workers 1, and --workers 2
 with the speed ratios ha-analyze/grep, the share of lines the user EREs and the engine's
 automaton flag, and whether the verdict names the planted root cause (category, line).
@@ -264,6 +266,10 @@ def bench_profile(
         cmd = f"{grep} {names} > {out}" if floor == "cat" else f"{floor} {names} | {grep} > {out}"
         label = f"{'' if floor == 'cat' else floor + ' | '}grep -c {flag} -f {patterns.name}"
         rows.append((label, *timed(cmd, repeat)))
+    # The design's floor: start-up, catalogue, reading and the automaton pass, no verdict.
+    here = Path(__file__).resolve()
+    floor_cmd = f"PYTHONPATH={REPO} {sys.executable} {here} --automaton-pass {names}"
+    rows.append(("automaton pass alone (no verdict)", *timed(floor_cmd, repeat)))
     for n in (1, 2):
         rows.append(
             (
@@ -334,7 +340,17 @@ def main() -> None:
         help="benchmark this profile (repeatable; all: every one) instead of the plain log",
     )
     ap.add_argument("--no-stats", action="store_true", help="skip the hit-fraction pass")
+    ap.add_argument(
+        "--automaton-pass",
+        nargs="+",
+        type=Path,
+        metavar="FILE",
+        help="only read FILEs through the engine's automaton and print the line counts",
+    )
     a = ap.parse_args()
+    if a.automaton_pass:
+        print(json.dumps(flagged(a.automaton_pass)))
+        return
     OUT.mkdir(exist_ok=True)
     exe = analyzer_command()
     with tempfile.TemporaryDirectory() as tmp:

@@ -139,3 +139,59 @@ def test_unknowns_lists_and_drafts_templates(tmp_path: Path) -> None:
     assert "x2" in out and "FooCollective: peer <IP> lost sync" in out
     draft = subprocess.run([*base, "--suggest"], capture_output=True, text=True, check=True).stdout
     assert "FooCollective" in draft and "category: unknown" in draft
+
+
+PREEMPT_WARNING = (
+    "2024-05-27 16:02:30,012 watch WARNING instance is being preempted, ~30s until ACPI G2 soft off"
+)
+LOSS_SCALE_SKIP = (
+    "[2024-01-01 10:00:0{i},000] [INFO] [loss_scaler.py:183:update_scale] [deepspeed] OVERFLOW! "
+    "Rank 0 Skipping step. Attempted loss scale: 4096, reducing to 2048"
+)
+
+
+def test_a_warning_is_evidence_only_when_the_caller_knows_the_job_failed(tmp_path: Path) -> None:
+    (tmp_path / "a.log").write_text(PREEMPT_WARNING + "\n")
+    healthy = analyze(tmp_path, signatures=False)
+    assert healthy.category == "none"
+    assert healthy.model is not None and healthy.model.category == "preempted"
+    assert not healthy.model.decided  # sure of its reading, but a warning is no failure
+    failed = analyze(tmp_path, signatures=False, failed=True)
+    assert (failed.category, failed.decided_by) == ("preempted", "model")
+
+
+def test_a_line_that_calls_itself_harmless_is_never_evidence(tmp_path: Path) -> None:
+    (tmp_path / "a.log").write_text("".join(LOSS_SCALE_SKIP.format(i=i) + "\n" for i in range(4)))
+    for failed in (False, True):
+        v = analyze(tmp_path, signatures=False, failed=failed)
+        assert v.model is not None and v.model.probability > 0.9 and not v.model.decided
+        assert v.decided_by != "model"
+
+
+@pytest.mark.parametrize(
+    "line, harmless, warning",
+    [
+        ("This warning can be safely ignored.", True, False),
+        ("[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536", True, False),
+        ("retrying request to obs ... succeeded after 2 attempts", True, False),
+        (
+            "[WARNING] [comm.py:152:init_deepspeed_backend] NCCL backend not yet implemented",
+            False,
+            True,
+        ),
+        ("W1129 10:00:00.000 1 x.cpp:10] Warning: something failed", False, True),
+        ("/x.py:3: FutureWarning: failed to load ...", False, True),
+        (
+            "node1:1:2 [0] misc/socket.cc:46 NCCL WARN Call to recv failed : Broken pipe",
+            False,
+            False,
+        ),
+        ("WARNING: RuntimeError: CUDA error: an illegal memory access", False, False),
+        ("E1129 10:00:00.000 1 x.cpp] something failed", False, False),
+    ],
+)
+def test_harmless_and_warning_level_lines(line: str, harmless: bool, warning: bool) -> None:
+    from analyzer.region import harmless as is_harmless
+    from analyzer.region import warning_only
+
+    assert (is_harmless(line), warning_only(line)) == (harmless, warning)

@@ -189,3 +189,34 @@ def test_timeline_format_marks_the_root_cause_rank() -> None:
     root = [line for line in lines if line.startswith("> ")]
     assert len(root) == 1 and "xid-79-fallen-off-bus" in root[0] and "gpu-node1/kern.log" in root[0]
     assert sum("nccl-watchdog-timeout" in line for line in lines) == 4  # one row per rank
+
+
+STEP = "2026-11-29 10:0{m}:00,000 INFO step {m}"
+
+
+def test_failed_turns_logs_that_just_end_into_unknown_and_decide_assumes_it(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "train.log"
+    log.write_text("".join(STEP.format(m=m) + "\n" for m in range(1, 6)))
+    args = ["--patterns", str(DEMO_PATTERNS), "--no-builtin", "--no-model"]
+    code, out, _ = invoke(str(log), "--format", "json", *args)
+    assert code == 0 and json.loads(out)["category"] == "none"
+    code, out, _ = invoke(str(log), "--format", "json", "--failed", *args)
+    v = json.loads(out)
+    assert (v["category"], v["decided_by"]) == ("unknown", "caller")
+    code, out, _ = invoke("decide", str(log), "--format", "json", *args)
+    assert code == 200 and json.loads(out)["verdict"]["category"] == "unknown"
+
+
+def test_ha_run_treats_a_non_zero_exit_with_silent_logs_as_a_failure(tmp_path: Path) -> None:
+    ha_run = [sys.executable, "-m", "analyzer.torchrun", "--log-dir", str(tmp_path)]
+    r = subprocess.run(
+        [*ha_run, "--max-attempts", "1", "--", "bash", "-c", "echo hello; exit 3"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert r.returncode == 200, r.stderr
+    verdict = json.loads((tmp_path / "attempt_0" / "verdict.json").read_text())
+    assert verdict["category"] == "unknown" and verdict["decided_by"] == "caller"

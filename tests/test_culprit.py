@@ -169,3 +169,27 @@ def test_8_a_kernel_line_on_an_uptime_clock_strikes_the_rank_that_echoes_it(tmp_
     v = analyze(logs, model=False)
     assert v.category == "device_fault" and v.root_cause is not None
     assert "Xid" in v.root_cause.text and v.root_cause.rank == 5
+
+
+def test_4_a_job_level_cause_takes_the_one_rank_that_reports_the_same_failure(
+    tmp_path: Path,
+) -> None:
+    """slurmstepd's OOM event names no rank; torchelastic's table says rank 1 got SIGKILL."""
+    console = [
+        "0: [default1]:[rank1]: step 10 loss 2.1",
+        "0: E1129 10:01:37.000000 74800 site-packages/torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: -9) local_rank: 1 (pid: 74819) of binary: /usr/bin/python3",
+        "0: Root Cause (first observed failure):",
+        "0: [0]:",
+        "0:   time      : 2026-11-29_10:01:37",
+        "0:   host      : ip-10-0-12-202",
+        "0:   rank      : 1 (local_rank: 1)",
+        "0:   exitcode  : -9 (pid: 74819)",
+        "0:   error_file: <N/A>",
+        "0:   traceback : Signal 9 (SIGKILL) received by PID 74819",
+        "slurmstepd: error: Detected 1 oom_kill event in StepId=6284483.0. Some of the step tasks have been OOM Killed.",
+    ]
+    logs = write_bundle(tmp_path, {"slurm-6284483.out": console})
+    v = analyze(logs, model=False)
+    assert v.category == "host_oom" and v.root_cause is not None
+    assert v.root_cause.text.startswith("slurmstepd: error: Detected 1 oom_kill event")
+    assert v.root_cause.rank == 1

@@ -173,3 +173,67 @@ def test_a_cause_the_same_stream_trained_past_does_not_decide(
     ]
     (tmp_path / "a.log").write_text("\n".join(lines) + "\n")
     assert analyze(tmp_path).category == expected
+
+
+MEGATRON_STEP = (
+    " [2026-11-29 10:{m:02d}:00] iteration {i:8d}/   50000 | consumed samples: {s:12d} | "
+    "elapsed time per iteration (ms): 60000.0 | learning rate: 2.999E-04 | "
+    "lm loss: 3.412345E+00 | loss scale: 1.0 |"
+)
+
+
+def _silent_job(tmp_path: Path, saving: bool) -> Path:
+    lines = [MEGATRON_STEP.format(m=m, i=m + 1, s=(m + 1) * 1024) for m in range(6)]
+    if saving:
+        lines.append("saving checkpoint at iteration       6 to /ckpt/gpt in torch_dist format")
+    return _job(tmp_path, {"rank_0.log": lines})
+
+
+@pytest.mark.parametrize("saving", [False, True])
+def test_logs_that_just_end_are_none_unless_the_caller_says_the_job_failed(
+    tmp_path: Path, saving: bool
+) -> None:
+    job = _silent_job(tmp_path, saving)
+    assert analyze(job).category == "none"
+    v = analyze(job, failed=True)
+    assert (v.category, v.recovery, v.decided_by) == ("unknown", "unconditional_restart", "caller")
+    assert v.root_cause is None
+    if saving:
+        assert "began saving a checkpoint after step 6 and never finished" in v.summary
+    else:
+        assert "the last progress is rank 0 at step 6, then the logs end" in v.summary
+    assert "作业已失败" in analyze(job, failed=True, lang="zh").summary
+
+
+def test_failed_does_not_override_a_cause_the_logs_show(tmp_path: Path) -> None:
+    job = _job(tmp_path, {"rank2.log": [OOM.format(r=2, t="10:20:01,000")]})
+    assert analyze(job, failed=True).category == "device_oom"
+
+
+def test_failed_with_nothing_readable_is_unknown(tmp_path: Path) -> None:
+    (tmp_path / "empty.log").write_text("")
+    v = analyze(tmp_path, failed=True)
+    assert v.category == "unknown" and "no log lines could be read" in v.summary
+
+
+def test_a_dataloader_worker_reraise_cites_the_original_exception(tmp_path: Path) -> None:
+    """torch re-raises a worker's exception as `KeyError: Caught KeyError in DataLoader
+    worker process 0.` and then prints the original traceback: its last line is the cause."""
+    trace = [
+        "Traceback (most recent call last):",
+        '  File "train.py", line 88, in <module>',
+        "    for batch in loader:",
+        '  File "/usr/lib/python3.10/site-packages/torch/_utils.py", line 722, in reraise',
+        "    raise exception",
+        "KeyError: Caught KeyError in DataLoader worker process 0.",
+        "Original Traceback (most recent call last):",
+        '  File "/usr/lib/python3.10/site-packages/torch/utils/data/_utils/worker.py", line 308,'
+        " in _worker_loop",
+        "    data = fetcher.fetch(index)",
+        '  File "/data/ds.py", line 40, in __getitem__',
+        "    label = self.labels[name]",
+        "KeyError: 'img_00042.jpg'",
+    ]
+    v = analyze(_job(tmp_path, {"train.log": trace}))
+    assert v.category == "user_code_error"
+    assert v.root_cause is not None and v.root_cause.text == "KeyError: 'img_00042.jpg'"
