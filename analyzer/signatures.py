@@ -73,6 +73,7 @@ KEY_ORDER = (
     "min_count",
     "completion",
     "progress",
+    "raised_in",
     "description",
     "references",
     "examples",
@@ -196,6 +197,7 @@ def _load_file_with_override(path: Path) -> list[tuple[Signature, bool]]:
 
 def _signature_from(d: dict[str, Any]) -> Signature:
     fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in d.items()}
+    fields["raised_in"] = tuple(tuple(pair) for pair in fields.get("raised_in", ()))
     return Signature(**fields)
 
 
@@ -293,6 +295,7 @@ def _parse_signature(
             raise fail("progress", f"must be one of {', '.join(PROGRESS_KINDS)}")
         if d["severity"] != "info":
             raise fail("severity", "a progress signature has severity info")
+    raised_in = _raised_in(d.get("raised_in"), fail)
     evidence = d.get("evidence", "first")
     if evidence not in ("first", "last"):
         raise fail("evidence", "must be 'first' or 'last'")
@@ -349,8 +352,27 @@ def _parse_signature(
         min_count=min_count,
         completion=completion,
         progress=progress,
+        raised_in=raised_in,
     )
     return sig, override
+
+
+def _raised_in(value: Any, fail: Any) -> tuple[tuple[str, str], ...]:
+    """`raised_in: {category: regex}`: the category a line has when a frame of its
+    traceback (a `File "...", line N, in f` line) matches the regex."""
+    if value is None:
+        return ()
+    if not isinstance(value, dict) or not value:
+        raise fail("raised_in", "must be a mapping of category to a frame regex")
+    out = []
+    for cat, rx in value.items():
+        if cat not in CATEGORIES:
+            raise fail("raised_in", f"{cat!r} is not a taxonomy category")
+        if not isinstance(rx, str) or not rx:
+            raise fail("raised_in", f"{cat}: must be a non-empty regex")
+        check_regex(rx, fail)
+        out.append((cat, rx))
+    return tuple(out)
 
 
 def _str_list(value: Any, fail: Any, field: str, allow_empty: bool = False) -> list[str]:

@@ -100,6 +100,9 @@ class Signature:
     min_count: int = 1
     completion: bool = False
     progress: Progress | None = None
+    # (category, frame regex): the more specific reading of a line raised inside such a
+    # frame (a FileNotFoundError while loading a checkpoint is checkpoint_corrupt)
+    raised_in: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ of the top by the signatures' roles, not by special cases here.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -69,8 +70,20 @@ def _confidence(root: Hit, candidates: list[Hit]) -> float:
     return max(0.05, min(0.99, conf))
 
 
-def _summary(root: Hit, findings: list[Finding], lang: str) -> str:
-    sig = root.signature
+def reading(root: Hit) -> str:
+    """The category of a root-cause line: its signature's, or the more specific one its
+    signature names for a traceback that passes through a matching frame (`raised_in`:
+    a FileNotFoundError raised while loading a checkpoint is `checkpoint_corrupt`)."""
+    for category, rx in root.signature.raised_in:
+        if any(_FRAME.search(x) and re.search(rx, x) for x in root.context):
+            return category
+    return root.signature.category
+
+
+_FRAME = re.compile(r'File "[^"]*", line \d+, in \S')
+
+
+def _summary(root: Hit, findings: list[Finding], lang: str, category: str) -> str:
     where = []
     if root.rank is not None:
         where.append(f"rank {root.rank}")
@@ -85,7 +98,7 @@ def _summary(root: Hit, findings: list[Finding], lang: str) -> str:
     )
     n_other = sum(f.count for f in telling) - 1
     if lang == "zh":
-        head = f"{category_name(sig.category, 'zh')}"
+        head = f"{category_name(category, 'zh')}"
         loc = f"（{', '.join(where)}）" if where else ""
         tail = f"；另有 {n_other} 条相关日志" if n_other > 0 else ""
         return f"{head}{loc}：{render_message(root)}{tail}。"
@@ -94,7 +107,7 @@ def _summary(root: Hit, findings: list[Finding], lang: str) -> str:
     if n_other > 0:
         kinds = ", ".join(f"{k} x{v}" for k, v in others.most_common(3))
         tail = f"; {n_other} more matching lines" + (f" (secondary: {kinds})" if kinds else "")
-    return f"{category_name(sig.category, 'en').capitalize()}{loc}: {render_message(root)}{tail}."
+    return f"{category_name(category, 'en').capitalize()}{loc}: {render_message(root)}{tail}."
 
 
 def _stall_root(stall: Stall, lang: str, ev: Evidence) -> tuple[RootCause, str]:
@@ -411,10 +424,12 @@ def decide(
             decided_by="none",
         )
     sig = root.signature
-    explained = tuple(explain(sig.category, root, findings, rules))
-    cat = CATEGORIES[sig.category]
-    recovery = sig.recovery or cat.recovery
-    retryable = sig.retryable if sig.retryable_set else cat.retryable
+    category = reading(root)
+    explained = tuple(explain(category, root, findings, rules))
+    cat = CATEGORIES[category]
+    own = category == sig.category  # the signature's own recovery is for its own reading
+    recovery = (sig.recovery if own else None) or cat.recovery
+    retryable = sig.retryable if own and sig.retryable_set else cat.retryable
     if _diverged_from_the_start(root, ev) and not sig.recovery:
         recovery, retryable = "fix_and_resubmit", False
     rc = RootCause(
@@ -436,11 +451,11 @@ def decide(
     rest = [f for f in findings if f not in root_first]
     ordered = tuple((root_first + rest)[:MAX_FINDINGS])
     return verdict(
-        category=sig.category,
+        category=category,
         recovery=recovery,
         retryable=retryable,
         confidence=_confidence(root, deciding_hits),
-        summary=_summary(root, findings, lang),
+        summary=_summary(root, findings, lang, category),
         root_cause=rc,
         root=root,
         findings=ordered,

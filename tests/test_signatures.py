@@ -263,3 +263,44 @@ def test_a_user_signature_an_installed_engine_refuses_is_refused_at_load(
     )
     with pytest.raises(PatternError, match=r"demo\.yaml: demo-oom: match: Hyperscan cannot"):
         load_patterns([DEMO_PATTERNS], builtin=False)
+
+
+@pytest.mark.parametrize(
+    "raised_in, why",
+    [
+        ({"not_a_category": "load"}, "not a taxonomy category"),
+        ({"checkpoint_corrupt": ""}, "non-empty regex"),
+        ("load_checkpoint", "must be a mapping"),
+    ],
+)
+def test_raised_in_is_validated(tmp_path: Path, raised_in: object, why: str) -> None:
+    doc = yaml.safe_load(
+        """
+family: demo
+signatures:
+  - id: demo-error
+    title: t
+    category: user_code_error
+    role: cause
+    severity: error
+    blame: user
+    literals: [Boom]
+    match: ['^Boom: ']
+    description: |
+      ### What it matches
+      x
+      ### Why it happens
+      x
+      ### What to do
+      x
+    references: ['https://example.com']
+    examples:
+      - {log: 'Boom: x', match: true}
+      - {log: 'no', match: false}
+"""
+    )
+    doc["signatures"][0]["raised_in"] = raised_in
+    f = tmp_path / "demo.yaml"
+    f.write_text(yaml.safe_dump(doc))
+    with pytest.raises(PatternError, match=why):
+        load_patterns([str(f)], builtin=False)

@@ -237,3 +237,37 @@ def test_a_dataloader_worker_reraise_cites_the_original_exception(tmp_path: Path
     v = analyze(_job(tmp_path, {"train.log": trace}))
     assert v.category == "user_code_error"
     assert v.root_cause is not None and v.root_cause.text == "KeyError: 'img_00042.jpg'"
+
+
+def _hf_resume_trace(last: str, frames: list[str]) -> list[str]:
+    head = [
+        "Traceback (most recent call last):",
+        '  File "/work/train.py", line 210, in <module>',
+        "    trainer.train(resume_from_checkpoint=True)",
+    ]
+    return head + frames + [last]
+
+
+def test_an_error_raised_while_loading_a_checkpoint_reads_as_checkpoint_corrupt(
+    tmp_path: Path,
+) -> None:
+    """The generic FileNotFoundError signature names `checkpoint_corrupt` for a
+    traceback through the trainer's checkpoint loading (`raised_in`)."""
+    missing = (
+        "FileNotFoundError: [Errno 2] No such file or directory: '/out/checkpoint-500/optimizer.pt'"
+    )
+    loading = [
+        '  File "/usr/lib/python3.10/site-packages/transformers/trainer.py", line 2100, in _load_from_checkpoint',
+        "    state_dict = torch.load(path, map_location='cpu')",
+    ]
+    v = analyze(_job(tmp_path, {"train.log": _hf_resume_trace(missing, loading)}))
+    assert (v.category, v.recovery) == ("checkpoint_corrupt", "checkpoint_resume")
+    assert v.root_cause is not None and v.root_cause.text == missing
+    reading_data = [
+        '  File "/work/data.py", line 40, in read_shard',
+        "    with open(path) as f:",
+    ]
+    other = tmp_path / "other"
+    other.mkdir()
+    v = analyze(_job(other, {"train.log": _hf_resume_trace(missing, reading_data)}))
+    assert v.category == "user_code_error"
