@@ -9,7 +9,8 @@ minimal-bundle test in tests/test_culprit.py.
    after a completion marker only causes.
 2. `stall`: no cause decides and a rank stopped progressing far beyond its step time
    (or, when the others report a collective timeout, the one rank that does not): the
-   stalled rank is the culprit (a hang).
+   stalled rank is the culprit (a hang). Also when the only cause is an external kill
+   (`preempted`: a time limit, a deadline) that came after the stall had begun.
 3. `best`: the best deciding line: cause > symptom > confirmation, then fatal > error >
    warning, then the earliest on clock-corrected time, then file order.
 4. `located`: a line with no rank gives way to the same signature's line with one
@@ -29,6 +30,8 @@ minimal-bundle test in tests/test_culprit.py.
    own (the job model found none by its pid): the first rank on its host in trouble
    within two minutes, or on an uptime clock the first rank after it in its file with
    the same kind of failure.
+9. `named`: a line that names the rank at fault (its `culprit_rank` capture: rank 0's
+   `Rank 5 failed to pass monitoredBarrier`) blames that rank and its host.
 """
 
 from __future__ import annotations
@@ -36,8 +39,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .correlate import Evidence, time_key
-from .timeline import Stall
-from .types import Hit
+from .timeline import Stall, same_process
+from .types import Hit, Identity
 
 # teardown signals a launcher sends to the survivors (SIGTERM, SIGINT, SIGHUP)
 _TEARDOWN_EXITS = frozenset({-15, -2, -1, 143, 130, 129})
@@ -105,7 +108,36 @@ def choose(ev: Evidence) -> Culprit | None:
         rank = _node_rank(root, ev.candidates)
         if rank is not None:
             return Culprit(_with_rank(root, rank), None, "node-rank")
+    named = _named(root, ev)
+    if named is not None:
+        return Culprit(named, None, "named")
     return Culprit(root, None, rule)
+
+
+def _stalled_before_the_kill(stalls: list[Stall], root: Hit) -> Stall | None:
+    """A job killed from outside (a time limit, a deadline, a SIGTERM: `preempted`) after
+    one of its ranks had stopped progressing for longer than its stall threshold: the
+    stall is the cause, the kill only ended it. Untimed, the kill is placed at the end
+    of the evidence, which the stall was measured against."""
+    if root.signature.category != "preempted" or not stalls:
+        return None
+    st = stalls[0]
+    when, last = root.time, st.last.time
+    if when is None or not when.absolute or last is None:
+        return st
+    return st if when.epoch - last.epoch > st.threshold else None
+
+
+def _named(root: Hit, ev: Evidence) -> Hit | None:
+    """Rule 9: a line that names the rank at fault (`culprit_rank`: monitored_barrier's
+    `Rank 5 failed to pass`, desync debug's `[6] ... didn't join`) blames that rank, not
+    the rank that printed it; its host is the one the job model knows for it."""
+    named = root.captures.get("culprit_rank")
+    if named is None or not named.isdigit():
+        return None
+    rank = int(named)
+    host = ev.job.rank_host.get(rank)
+    return replace(root, rank=rank, host=host, identity=Identity(rank, None, host, None))
 
 
 def _stall(ev: Evidence, hits: list[Hit]) -> Stall | None:
@@ -120,7 +152,7 @@ def _stall(ev: Evidence, hits: list[Hit]) -> Stall | None:
         return None
     root = hits[0] if hits else None
     if root is not None and root.signature.role == "cause":
-        return None
+        return _stalled_before_the_kill(ev.stalls, root)
     if root is not None and root.signature.category == "collective_timeout":
         waited = {
             h.rank
@@ -130,7 +162,24 @@ def _stall(ev: Evidence, hits: list[Hit]) -> Stall | None:
         silent = ev.timeline.silent(waited, ev.end)
         if silent is not None:
             return silent
+        # a rank that reported the timeout itself stopped stepping because it waited in
+        # that collective: its gap is the timeout, not a hang (the taxonomy's rule)
+        stalls = [st for st in ev.stalls if not _waited_in_collective(st, hits)]
+        return stalls[0] if stalls else None
     return ev.stalls[0] if ev.stalls else None
+
+
+def _waited_in_collective(st: Stall, hits: list[Hit]) -> bool:
+    """Whether the stalled stream's own process reported a collective timeout after its
+    last step."""
+    last = st.last.time
+    return any(
+        h.signature.category == "collective_timeout"
+        and h.file_index == st.stream.file_index
+        and same_process(h.who.slot, st.stream.who.slot)
+        and (h.time is None or last is None or h.time.epoch >= last.epoch)
+        for h in hits
+    )
 
 
 _ECHO_LINES = 3

@@ -115,7 +115,7 @@ class Stream:
         return statistics.median(self.intervals)
 
 
-def _same_process(a: str, b: str) -> bool:
+def same_process(a: str, b: str) -> bool:
     """Channels without a launcher prefix ("" or "gN") name one process unless they name
     two different ranks; a launcher's channel is only itself."""
     if a == b:
@@ -136,6 +136,7 @@ class Stall:
     # "stalled": no progress for far longer than its step time; "silent": the only
     # ranks without the timeout the others reported (they waited for it)
     reason: str = "stalled"
+    threshold: float = 0.0  # the gap that made it a stall (seconds)
 
 
 class Timeline:
@@ -180,7 +181,7 @@ class Timeline:
         """The streams of the file that are the process of channel `slot`: its own, and
         for a line no launcher prefix names (a torch `[rank3]:` traceback, a bare line)
         the file's unprefixed streams that name no other rank (a rank's own file)."""
-        return [s for s in self._by_file.get(file_index, ()) if _same_process(s.who.slot, slot)]
+        return [s for s in self._by_file.get(file_index, ()) if same_process(s.who.slot, slot)]
 
     def trained_past(
         self, file_index: int, slot: str, then: dict[tuple[int, str], tuple[int | None, int]]
@@ -229,7 +230,7 @@ class Timeline:
                 threshold = max(threshold, SLOW_PHASE_GAP)
             gap = end.epoch - last.time.epoch
             if gap > threshold:
-                out.append(Stall(s, last, gap, step_time))
+                out.append(Stall(s, last, gap, step_time, threshold=threshold))
         offsets = offsets or {}
 
         def stopped(st: Stall) -> tuple[float, int]:

@@ -193,3 +193,60 @@ def test_4_a_job_level_cause_takes_the_one_rank_that_reports_the_same_failure(
     assert v.category == "host_oom" and v.root_cause is not None
     assert v.root_cause.text.startswith("slurmstepd: error: Detected 1 oom_kill event")
     assert v.root_cause.rank == 1
+
+
+def test_9_a_line_that_names_the_rank_at_fault_blames_that_rank(tmp_path: Path) -> None:
+    """Rank 0 prints monitored_barrier's verdict on rank 5; rank 5's own file is quiet."""
+    rank0 = [
+        "[rank0]: Traceback (most recent call last):",
+        '[rank0]:   File "/work/train.py", line 90, in <module>',
+        "[rank0]:     dist.monitored_barrier(group=gloo_pg, timeout=timedelta(seconds=1800))",
+        "[rank0]: RuntimeError: [Rank 0]: Rank 5 failed to pass monitoredBarrier in 1800000 ms",
+    ]
+    logs = write_bundle(tmp_path, {"rank_0.log": rank0, "rank_5.log": ["eval: scoring shard 6/8"]})
+    assert _rule(logs) == "named"
+    v = analyze(logs, model=False)
+    assert v.category == "hang" and v.root_cause is not None
+    assert v.root_cause.rank == 5 and v.root_cause.file == "rank_0.log"
+    assert v.act_on.ranks == (5,)
+
+
+def _steps_then_kill(kill_at: str) -> list[str]:
+    steps = [
+        f" [2024-04-21 02:20:{s:02d}] iteration {i:8d}/  500000 | consumed samples: {i * 64:10d} | "
+        "elapsed time per iteration (ms): 2000.0 | lm loss: 1.879100E+00 |"
+        for i, s in zip(range(1, 11), range(0, 20, 2), strict=True)
+    ]
+    return [
+        *steps,
+        f"slurmstepd: error: *** JOB 1188204 ON node-g00 CANCELLED AT {kill_at} DUE TO TIME LIMIT ***",
+    ]
+
+
+@pytest.mark.parametrize(
+    "kill_at, category",
+    [("2024-04-21T12:03:14", "hang"), ("2024-04-21T02:20:21", "preempted")],
+)
+def test_2_a_stall_that_precedes_an_external_kill_is_the_cause(
+    tmp_path: Path, kill_at: str, category: str
+) -> None:
+    """Ten hours without a step, then the time limit: the job hung. A kill two seconds
+    after the last step interrupted a healthy run."""
+    logs = write_bundle(tmp_path, {"slurm-1188204.out": _steps_then_kill(kill_at)})
+    v = analyze(logs, model=False)
+    assert v.category == category
+
+
+def test_2_a_rank_that_reports_the_timeout_waited_in_it_and_is_not_hung(tmp_path: Path) -> None:
+    """One rank's log: steps every second, then half an hour later its own watchdog
+    timeout. The gap is the collective timeout it waited out, so the verdict is the
+    timeout, not a hang (a hang needs a rank that stands out)."""
+    steps = [f"[rank3]: 2026-11-30 03:09:{s:02d},000 INFO step {s} loss 1.86" for s in range(10)]
+    timeout = (
+        "[rank3]:[E1130 03:39:09.000000000 ProcessGroupNCCL.cpp:632] [Rank 3] Watchdog caught "
+        "collective operation timeout: WorkNCCL(SeqNum=61041, OpType=ALLREDUCE, NumelIn=1048576, "
+        "NumelOut=1048576, Timeout(ms)=1800000) ran for 1800004 milliseconds before timing out."
+    )
+    v = analyze(write_bundle(tmp_path, {"rank_3.log": [*steps, timeout]}), model=False)
+    assert v.category == "collective_timeout"
+    assert v.root_cause is not None and v.root_cause.rank == 3
