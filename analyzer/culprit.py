@@ -23,9 +23,10 @@ minimal-bundle test in tests/test_culprit.py.
    --tee and --log-dir): the rank's own file is cited.
 6. `lowest-seq`: symptoms of one collective (timeouts): the rank with the lowest
    sequence number, the one that fell behind.
-7. `silent-exit`: only peers' lost-connection symptoms decide, and a worker exited on
-   its own (exit code > 0, not a teardown signal) without a cause or symptom of its
-   own: that worker is the culprit, and what it died of is unknown.
+7. `silent-exit`: only peers' lost-connection or the launcher's teardown symptoms
+   decide, and a worker exited on its own (an exit code or signal that is not a
+   teardown signal) without a cause or symptom of its own: that worker is the culprit,
+   and what it died of is unknown.
 8. `node-rank`: a node-level line (`blame: node`: kernel, driver) with no process of its
    own (the job model found none by its pid): the first rank on its host in trouble
    within two minutes, or on an uptime clock the first rank after it in its file with
@@ -266,16 +267,22 @@ def _lowest_seq(root: Hit, hits: list[Hit]) -> Hit:
     return min(same, key=lambda h: (_seq(h), time_key(h), h.file_index, h.line))
 
 
+# Symptoms that are echoes of one worker's exit: peers losing it, the launcher tearing
+# the others down.
+_EXIT_ECHOES = frozenset({"network_fault", "preempted"})
+
+
 def _silent_exit(root: Hit, hits: list[Hit], ev: Evidence) -> Hit | None:
     """Rule 7: a worker that exited with an error code and said nothing, while the others
     only report losing a peer (gloo's `Connection closed by peer`, NCCL's `remote process
-    exited`). Those lines are echoes of its exit; a launcher's exit report names it."""
-    if root.signature.role != "symptom" or root.signature.category != "network_fault":
+    exited`) or are torn down by the launcher (`Sending process P closing signal SIGTERM`).
+    Those lines are echoes of its exit; a launcher's exit report names it."""
+    if root.signature.role != "symptom" or root.signature.category not in _EXIT_ECHOES:
         return None
     tier = root.signature.severity
     others = [h for h in hits if h.signature.role == "symptom" and h.signature.severity == tier]
-    if any(h.signature.category != "network_fault" for h in others):
-        return None  # symptoms of another kind (timeouts): not only peers losing it
+    if any(h.signature.category not in _EXIT_ECHOES for h in others):
+        return None  # symptoms of another kind (timeouts): not only echoes of an exit
     spoke = {h.rank for h in hits if h.signature.role in ("cause", "symptom")}
     exits = [
         h

@@ -250,3 +250,15 @@ def test_2_a_rank_that_reports_the_timeout_waited_in_it_and_is_not_hung(tmp_path
     v = analyze(write_bundle(tmp_path, {"rank_3.log": [*steps, timeout]}), model=False)
     assert v.category == "collective_timeout"
     assert v.root_cause is not None and v.root_cause.rank == 3
+
+
+def test_7_a_worker_that_dies_by_a_signal_is_the_culprit_not_the_teardown(tmp_path: Path) -> None:
+    """torchrun tears down the other worker (SIGTERM) because local rank 0 died of SIGSEGV."""
+    launcher = [
+        "W1223 05:17:58.996000 3304089 site-packages/torch/distributed/elastic/multiprocessing/api.py:908] Sending process 3304210 closing signal SIGTERM",
+        "E1223 05:18:02.971000 3304089 site-packages/torch/distributed/elastic/multiprocessing/api.py:882] failed (exitcode: -11) local_rank: 0 (pid: 3304209) of binary: /usr/bin/python3",
+    ]
+    logs = write_bundle(tmp_path, {"launcher.log": launcher})
+    assert _rule(logs) == "silent-exit"
+    v = analyze(logs, model=False)
+    assert v.category == "unknown" and v.root_cause is not None and v.root_cause.rank == 0
