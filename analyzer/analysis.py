@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields, replace
 from datetime import datetime, timezone
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,7 @@ from .correlate import Collector, Evidence
 from .formats import Fields, format_files
 from .formats import load as load_formats
 from .job import JobBuilder, JobModel, path_who
-from .matcher import Matcher
+from .matcher import Matcher, context_only
 from .reading import Reading, worth_forking
 from .region import ErrorLines
 from .scan import FileScan, StreamFeed, StreamScanner, YearRef
@@ -344,6 +344,7 @@ class Analyzer:
             self.errors,
             classifier.load if s.model else None,
             s.failed,
+            partial(context_only, self.matcher),
         )
 
 

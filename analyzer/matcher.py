@@ -120,6 +120,14 @@ class Matcher:
         return out
 
 
+def context_only(matcher: Matcher, raw: str) -> bool:
+    """Whether a line is one that signatures know as context only (every signature that
+    matches it has severity info: a progress line, a benign notice): such a line is
+    never evidence, for the classifier either."""
+    found = matcher.match_line(raw)
+    return bool(found) and all(sig.severity == "info" for sig, _ in found)
+
+
 def run_examples(matcher: Matcher) -> tuple[int, list[ExampleFailure]]:
     """Check every signature's examples through the real scan path; (checked, failures)."""
     failures: list[ExampleFailure] = []

@@ -32,10 +32,10 @@ ERROR_LINE = (
     r"preempted|cancelled|canceled)\b|[a-z](?:Error|Exception)\b|\[E\d{4}|"
     r"\bE\d{4} |\bERR\d{5}\b|错误|失败|异常|超时"
 )
-# Lines the classifier may not cite on their own: a line that calls itself harmless is
-# never evidence, and a line at warning level (without an error level or an exception
-# name; NCCL's WARN is its error level) is evidence only when the caller knows the job
-# failed. On healthy runs these were its false alarms (DeepSpeed's "OVERFLOW! ...
+# Lines the classifier may not cite on their own: a line that calls itself harmless (or
+# gives advice) is never evidence, and a line at warning level (without an error level
+# or an exception name; NCCL's WARN is its error level) is evidence only when the caller
+# knows the job failed. On healthy runs these were its false alarms (DeepSpeed's "OVERFLOW! ...
 # Skipping step", a WARNING that a backend is "not yet implemented"); in failed jobs a
 # warning is often all there is ("instance is being preempted", "Retry=3 ... 503").
 _WARNING_LEVEL = re.compile(
@@ -52,10 +52,23 @@ _HARMLESS = re.compile(
 )
 
 
+# Advice a framework prints beside an error (how to get more detail, what might be
+# wrong): the error is on another line, and that one is the evidence.
+_ADVICE = re.compile(
+    r"(?:^\s*|\]:? ?|: )(?:For debugging consider passing|Set the environment variable "
+    r"\w+=\S+ for|Compile with `?TORCH_USE_CUDA_DSA|CUDA kernel errors might be "
+    r"asynchronously reported|Please (?:check|refer to|see|read|consider|make sure)\b|"
+    r"(?:You|you) (?:can|may|might|should) (?:try|set|consider|check)\b|"
+    r"(?:This|The error) (?:may|might|could) be caused by\b|Possible [Cc]auses?:|Solution:)"
+)
+
+
 def harmless(text: str) -> bool:
-    """Whether a line says itself that it is harmless (ignorable, retried with success,
-    a loss-scale step skipped)."""
-    return bool(_HARMLESS.search(text))
+    """Whether a line is no evidence by its own words: it calls itself harmless
+    (ignorable, retried with success, a loss-scale step skipped) or gives advice
+    (`For debugging consider passing CUDA_LAUNCH_BLOCKING=1`, `Set the environment
+    variable HYDRA_FULL_ERROR=1 for a complete stack trace`)."""
+    return bool(_HARMLESS.search(text) or _ADVICE.search(text))
 
 
 def warning_only(text: str) -> bool:

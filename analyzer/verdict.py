@@ -208,7 +208,12 @@ def model_region(errors: ErrorLines | None, ev: Evidence) -> tuple[list[ErrorLin
 
 
 def _ask_model(
-    model: Model | None, errors: ErrorLines | None, ev: Evidence, lang: str, failed: bool
+    model: Model | None,
+    errors: ErrorLines | None,
+    ev: Evidence,
+    lang: str,
+    failed: bool,
+    context: Callable[[str], bool],
 ) -> tuple[ModelOpinion, RootCause | None, str] | None:
     """The classifier's reading of the failure region: opinion, evidence line, summary."""
     region, after = model_region(errors, ev)
@@ -227,8 +232,14 @@ def _ask_model(
     )
     line = region[model.strongest_line([x.text for x in region], pred.category)] if sure else None
     # the line it would cite must state a failure (analyzer.region): never one that calls
-    # itself harmless, and a warning only when the caller knows the job failed
-    sure = line is not None and not harmless(line.text) and (failed or not warning_only(line.text))
+    # itself harmless or that a signature knows as context, and a warning only when the
+    # caller knows the job failed
+    sure = (
+        line is not None
+        and not harmless(line.text)
+        and (failed or not warning_only(line.text))
+        and not context(line.text)
+    )
     opinion = ModelOpinion(pred.category, pred.probability, pred.alternatives, sure)
     if line is None or not sure:
         return opinion, None, ""
@@ -335,6 +346,7 @@ def decide(
     errors: ErrorLines | None = None,
     model: Callable[[], Model | None] | None = None,
     failed: bool = False,
+    context: Callable[[str], bool] = lambda text: False,
 ) -> Verdict:
     """Pick the root cause and map it to recovery per the taxonomy.
 
@@ -343,7 +355,8 @@ def decide(
     `model` loads it: only then (it is 11 MB and 0.1 s that most verdicts do not need).
     `failed`: the caller knows the job failed (its exit status), so logs that show no
     cause give `unknown`, never `none`: a job killed in silence looks like a healthy
-    excerpt, and only the caller can tell them apart.
+    excerpt, and only the caller can tell them apart. `context`: whether the signatures
+    know a line as context only (matcher.context_only); the classifier never cites one.
     """
     deciding_hits = deciding(ev)
     culprit = choose(ev)
@@ -379,7 +392,7 @@ def decide(
     root = culprit.hit if culprit is not None else None
     final = culprit is not None and culprit.final  # a rule read the logs to the end
     if root is None or (root.signature.category == "unknown" and not final):
-        asked = _ask_model(model() if model else None, errors, ev, lang, failed)
+        asked = _ask_model(model() if model else None, errors, ev, lang, failed, context)
     if asked is not None and asked[1] is not None:
         opinion, model_root, model_summary = asked
         cat = CATEGORIES[opinion.category]

@@ -175,6 +175,23 @@ def test_a_line_that_calls_itself_harmless_is_never_evidence(tmp_path: Path) -> 
         ("[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536", True, False),
         ("retrying request to obs ... succeeded after 2 attempts", True, False),
         (
+            "Set the environment variable HYDRA_FULL_ERROR=1 for a complete stack trace.",
+            True,
+            False,
+        ),
+        ("[rank0]: For debugging consider passing CUDA_LAUNCH_BLOCKING=1", True, False),
+        (
+            "        Possible Cause: 1. An exception occurs during the execution on some NPUs",
+            True,
+            False,
+        ),
+        (
+            "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, "
+            "unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.19.3",
+            False,
+            False,
+        ),
+        (
             "[WARNING] [comm.py:152:init_deepspeed_backend] NCCL backend not yet implemented",
             False,
             True,
@@ -195,3 +212,16 @@ def test_harmless_and_warning_level_lines(line: str, harmless: bool, warning: bo
     from analyzer.region import warning_only
 
     assert (is_harmless(line), warning_only(line)) == (harmless, warning)
+
+
+IB_EVENT = "gpu{n}:50{n}1:53{n}6 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : client reregistration"
+
+
+def test_a_line_a_signature_knows_as_context_is_never_cited(tmp_path: Path) -> None:
+    """NCCL prints routine IB events as WARN; the info signature knows them, so the
+    classifier, sure as it is of a network fault without signatures, decides nothing."""
+    (tmp_path / "train.log").write_text("".join(IB_EVENT.format(n=n) + "\n" for n in range(4)))
+    bare = analyze(tmp_path, signatures=False)
+    assert bare.decided_by == "model"  # the words alone read as a failure
+    v = analyze(tmp_path)
+    assert v.category == "none" and v.model is not None and not v.model.decided
