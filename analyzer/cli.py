@@ -509,6 +509,12 @@ def decide_cmd(
         verdicts = [analyze(str(a), settings) for a in attempts]
     except AnalyzerError as e:
         raise click.UsageError(str(e)) from None
+    if verdicts[-1].stats.lines == 0:
+        # a controller must not restart (or pass) a job on logs it could not read
+        click.echo(f"ha-analyze: no log line could be read in {path}", err=True)
+        for note in verdicts[-1].stats.notes[:_NOTES_ON_STDERR]:
+            click.echo(f"ha-analyze: {note}", err=True)
+        sys.exit(EXIT_UNREADABLE)
     history += [Attempt.of(v) for v in verdicts[:-1]]
     decision = decide(Attempt.of(verdicts[-1]), history, policy)
     if fmt == "json":

@@ -220,3 +220,11 @@ def test_ha_run_treats_a_non_zero_exit_with_silent_logs_as_a_failure(tmp_path: P
     assert r.returncode == 200, r.stderr
     verdict = json.loads((tmp_path / "attempt_0" / "verdict.json").read_text())
     assert verdict["category"] == "unknown" and verdict["decided_by"] == "caller"
+
+
+def test_decide_refuses_to_decide_on_logs_it_cannot_read(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for path in (tmp_path / "missing", empty):
+        code, _, err = invoke("decide", str(path))
+        assert code == 3 and "no log line could be read" in err
