@@ -221,9 +221,11 @@ def _ask_model(
         return None
     pred = model.predict([x.text for x in region])
     # A hang is measured, not read: where the timeline had steps to judge and found no
-    # stall, a model's "hang" (from words like "gpu util 0%") is overruled.
+    # stall, a model's "hang" (from words like "gpu util 0%") is overruled, unless the
+    # caller knows the job failed: then logs that end without a cause, read as idle
+    # devices and stopped steps, are the hang the platform saw.
     judged = any(p.step_seconds is not None for p in ev.progress)  # a step time to judge by
-    measured = pred.category == "hang" and judged and not ev.stalls
+    measured = pred.category == "hang" and judged and not ev.stalls and not failed
     sure = (
         bool(after)
         and pred.category not in (NONE, "unknown")
