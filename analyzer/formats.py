@@ -46,6 +46,8 @@ FIELDS = frozenset(
 )
 _KINDS = ("prefixes", "claims", "facts")
 _ENTRY_KEYS = frozenset({"id", "what", "regex", "block", "literals", "examples", "negatives"})
+# How far into a step line a rank claim is looked for (bytes): they come first.
+_CLAIM_WINDOW = 160
 _MAX_STACK = 4  # prefixes in front of each other: kubectl stamp, srun label, tee, rank
 
 
@@ -100,22 +102,44 @@ class Formats:
         alt = self._alternation
         return None if alt is None else re.compile(alt[0].encode())
 
+    @cached_property
+    def _rank_claims_bytes(self) -> re.Pattern[bytes] | None:
+        """The claims that name a global rank in the message (`[rank 5]`, `RankID:5`), as
+        one alternation on bytes whose only groups are those ranks."""
+        parts = []
+        for c in self.claims:
+            if "rank" not in c.compiled.groupindex:
+                continue
+            rx = c.regex
+            for name in c.compiled.groupindex:
+                rx = rx.replace(f"(?P<{name}>", "(" if name == "rank" else "(?:")
+            parts.append(f"(?:{rx})")
+        return re.compile("|".join(parts).encode()) if parts else None
+
     def key(self, block: bytes, start: int) -> bytes:
-        """What the prefixes at `start` of a block name, as bytes (b"" if nothing): the
-        key by which a merged console's step lines are sampled per process
-        (automaton.Sampler). Matched on the bytes, not decoded: it runs per step line."""
-        rx = self._prefix_bytes
-        m = rx.match(block, start) if rx is not None else None
-        if rx is None or m is None:
-            return b""  # most lines: one failed match
+        """What the prefixes at `start` of a block name, and the global rank the message
+        claims (`[rank 5] step 812`), as bytes (b"" if nothing): the key by which a merged
+        console's step lines are sampled per process (automaton.Sampler). Matched on the
+        bytes, not decoded: it runs per step line."""
         out = []
         pos = start
-        for _ in range(_MAX_STACK):
-            m = rx.match(block, pos)
-            if m is None or m.end() == pos:
-                break
-            out += [v for v in m.groups() if v is not None]
-            pos = m.end()
+        rx = self._prefix_bytes
+        if rx is not None and rx.match(block, start) is not None:
+            for _ in range(_MAX_STACK):
+                m = rx.match(block, pos)
+                if m is None or m.end() == pos:
+                    break
+                out += [v for v in m.groups() if v is not None]
+                pos = m.end()
+        claims = self._rank_claims_bytes
+        if claims is not None:
+            nl = block.find(b"\n", pos)
+            end = min(len(block) if nl < 0 else nl, pos + _CLAIM_WINDOW)
+            # every rank claim says rank, Rank or RANK: most step lines stop here
+            if block.find(b"ank", pos, end) >= 0 or block.find(b"ANK", pos, end) >= 0:
+                m = claims.search(block, pos, end)
+                if m is not None:
+                    out += [b"r" + v for v in m.groups() if v is not None]
         return b"/".join(out)
 
     def strip(self, text: str) -> tuple[str, Fields]:

@@ -262,3 +262,22 @@ def test_7_a_worker_that_dies_by_a_signal_is_the_culprit_not_the_teardown(tmp_pa
     assert _rule(logs) == "silent-exit"
     v = analyze(logs, model=False)
     assert v.category == "unknown" and v.root_cause is not None and v.root_cause.rank == 0
+
+
+def test_2_the_rank_that_stopped_in_a_merged_console_is_found_by_its_claimed_rank(
+    tmp_path: Path,
+) -> None:
+    """One console, four ranks saying `[rank N] step S done | loss`: rank 2 stops at step
+    5 while the others go on. Step lines are sampled per block, per the rank each line
+    claims, so rank 2's last step is found where it stopped."""
+    lines = [
+        f"2026-11-29 10:{s:02d}:00,000 INFO [rank {r}] step {s} done | loss 2.{s}"
+        for s in range(1, 11)
+        for r in range(4)
+        if not (r == 2 and s > 5)
+    ]
+    lines.append("2026-11-29 10:40:00,000 INFO watchdog still alive")
+    v = analyze(write_bundle(tmp_path, {"console.log": lines}), model=False)
+    assert v.category == "hang" and v.decided_by == "timeline"
+    assert v.root_cause is not None and v.root_cause.rank == 2
+    assert {p.rank: p.last_step for p in v.progress} == {0: 10, 1: 10, 2: 5, 3: 10}
