@@ -133,6 +133,15 @@ _OPTIONS: dict[str, Callable[[F], F]] = {
 }
 
 
+def _echo_notes(notes: tuple[str, ...]) -> None:
+    """The first of a verdict's notes on stderr (the JSON holds them all)."""
+    for note in notes[:_NOTES_ON_STDERR]:
+        click.echo(f"ha-analyze: {note}", err=True)
+    if len(notes) > _NOTES_ON_STDERR:
+        more = len(notes) - _NOTES_ON_STDERR
+        click.echo(f"ha-analyze: ... {more} more notes in stats.notes", err=True)
+
+
 def _analysis_options(*skip: str) -> Callable[[F], F]:
     """Decorate a command with the shared options, less `skip`."""
 
@@ -204,12 +213,7 @@ def analyze_cmd(
         from .sinks import json as json_sink
 
         click.echo(json_sink.render(verdict))
-        notes = verdict.stats.notes
-        for note in notes[:_NOTES_ON_STDERR]:
-            click.echo(f"ha-analyze: {note}", err=True)
-        if len(notes) > _NOTES_ON_STDERR:
-            more = len(notes) - _NOTES_ON_STDERR
-            click.echo(f"ha-analyze: ... {more} more notes in stats.notes", err=True)
+        _echo_notes(verdict.stats.notes)
     elif fmt == "timeline":
         from .sinks import timeline
 
@@ -512,8 +516,7 @@ def decide_cmd(
     if verdicts[-1].stats.lines == 0:
         # a controller must not restart (or pass) a job on logs it could not read
         click.echo(f"ha-analyze: no log line could be read in {path}", err=True)
-        for note in verdicts[-1].stats.notes[:_NOTES_ON_STDERR]:
-            click.echo(f"ha-analyze: {note}", err=True)
+        _echo_notes(verdicts[-1].stats.notes)
         sys.exit(EXIT_UNREADABLE)
     history += [Attempt.of(v) for v in verdicts[:-1]]
     decision = decide(Attempt.of(verdicts[-1]), history, policy)

@@ -134,6 +134,18 @@ def _glog(seconds: float, tag: str = "E") -> str:
     return f"{tag}{dt:%m%d %H:%M:%S}.{dt.microsecond:06d}"
 
 
+def omp_banner(w: str) -> list[str]:
+    """torchrun's OMP_NUM_THREADS warning banner, each line behind the glog prefix `w`."""
+    return [
+        f"{w} ",
+        f"{w} *****************************************",
+        f"{w} Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, "
+        "to avoid your system being overloaded, please further tune the variable for optimal "
+        "performance in your application as needed. ",
+        f"{w} *****************************************",
+    ]
+
+
 # --- the pool of line variants ----------------------------------------------------------
 
 
@@ -324,15 +336,7 @@ def _header(rank: int, world: int, seed: int, clock: _Clock) -> str:
         t += rng.uniform(0.001, 0.4)
         out.append(f"{clock.at(int(t // 1))},{int(t % 1 * 1000):03d} - {level} - {name} - {text}")
 
-    w = _glog(t, "W") + f" {pid - 3} torch/distributed/run.py:793]"
-    out += [
-        f"{w} ",
-        f"{w} *****************************************",
-        f"{w} Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, "
-        "to avoid your system being overloaded, please further tune the variable for optimal "
-        "performance in your application as needed. ",
-        f"{w} *****************************************",
-    ]
+    out += omp_banner(_glog(t, "W") + f" {pid - 3} torch/distributed/run.py:793]")
     if rank == 0:
         out.append(
             f"using world size: {world}, data-parallel size: {max(world // 8, 1)}, "

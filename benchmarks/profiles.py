@@ -180,14 +180,7 @@ def _ds_header(seed: int) -> str:
             f"{node}: {genlogs._glog(-41.8 + (1 - node) * 0.05, 'W')} {_DS_AGENT_PID[node]} "
             "site-packages/torch/distributed/run.py:874]"
         )
-        out += [
-            f"{w} ",
-            f"{w} *****************************************",
-            f"{w} Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, "
-            "to avoid your system being overloaded, please further tune the variable for optimal "
-            "performance in your application as needed. ",
-            f"{w} *****************************************",
-        ]
+        out += genlogs.omp_banner(w)
     t = -30.0
 
     def ds(rank: int, level: str, where: str, text: str) -> None:

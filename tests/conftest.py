@@ -24,3 +24,37 @@ def write_bundle(root: Path, files: dict[str, list[str]]) -> Path:
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text("\n".join(lines) + "\n")
     return root
+
+
+def torchelastic_table(
+    host: str, rank: int, local: int, pid: int, code: str = "1", traceback: list[str] = ()
+) -> list[str]:
+    """torchelastic's ChildFailedError summary, as torch 2.x prints it; with the worker's
+    `traceback` (from its error file) indented as torch does (`.replace("\\n", "\\n  ")`)."""
+    if traceback:
+        error_file = f"  error_file: /tmp/torchelastic_x/none_y/attempt_0/{local}/error.json"
+        field = [f"  traceback : {traceback[0]}", *(f"  {line}" for line in traceback[1:])]
+    else:
+        error_file = "  error_file: <N/A>"
+        field = [
+            "  traceback : To enable traceback see: "
+            "https://pytorch.org/docs/stable/elastic/errors.html"
+        ]
+    return [
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
+        "============================================================",
+        "train.py FAILED",
+        "------------------------------------------------------------",
+        "Failures:",
+        "  <NO_OTHER_FAILURES>",
+        "------------------------------------------------------------",
+        "Root Cause (first observed failure):",
+        "[0]:",
+        "  time      : 2026-12-01_20:45:37",
+        f"  host      : {host}",
+        f"  rank      : {rank} (local_rank: {local})",
+        f"  exitcode  : {code} (pid: {pid}) ",
+        error_file,
+        *field,
+        "============================================================",
+    ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import write_bundle
+from conftest import torchelastic_table, write_bundle
 
 from analyzer import Analyzer, Settings, analyze
 from analyzer.formats import builtin, run_examples
@@ -23,36 +23,18 @@ KEYERROR = [
 ]
 
 
-def _table(host: str, rank: int, local: int, pid: int, code: str = "1") -> list[str]:
-    """torchelastic's ChildFailedError summary, as torch 2.x prints it."""
-    return [
-        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
-        "============================================================",
-        "train.py FAILED",
-        "------------------------------------------------------------",
-        "Failures:",
-        "  <NO_OTHER_FAILURES>",
-        "------------------------------------------------------------",
-        "Root Cause (first observed failure):",
-        "[0]:",
-        "  time      : 2026-12-01_20:45:37",
-        f"  host      : {host}",
-        f"  rank      : {rank} (local_rank: {local})",
-        f"  exitcode  : {code} (pid: {pid}) ",
-        "  error_file: <N/A>",
-        "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html",
-        "============================================================",
-    ]
-
-
 def test_the_formats_file_passes_its_examples() -> None:
     checked, failures = run_examples(builtin())
     assert checked > 50 and failures == []
 
 
-def test_a_tee_prefix_is_a_local_rank_mapped_by_the_failure_table(tmp_path: Path) -> None:
+def test_a_tee_prefix_is_a_local_rank_mapped_by_the_failuretorchelastic_table(
+    tmp_path: Path,
+) -> None:
     """Node 1's console says [default1]:; its table says that is global rank 3."""
-    node1 = [f"[default1]:{line.format(g=3)}" for line in KEYERROR] + _table("gpu-b03", 3, 1, 4242)
+    node1 = [f"[default1]:{line.format(g=3)}" for line in KEYERROR] + torchelastic_table(
+        "gpu-b03", 3, 1, 4242
+    )
     node0 = ["[default1]:2026-12-01 20:45:30,000 - train - INFO - step 10 loss 1.0"]
     logs = write_bundle(tmp_path, {"gpu-b03/console.log": node1, "gpu-a17/console.log": node0})
     v = analyze(logs)
@@ -159,7 +141,7 @@ def test_the_oom_victim_pid_names_the_rank(tmp_path: Path) -> None:
         "[ 1171.834830] python3 invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0",
         "[ 1171.835489] Memory cgroup out of memory: Killed process 12877 (python3) total-vm:1942808kB, anon-rss:1200852kB, file-rss:94112kB, shmem-rss:0kB, UID:0 pgtables:2864kB oom_score_adj:0",
     ]
-    launcher = _table("gpu-b03", 3, 1, 12877, "-9")
+    launcher = torchelastic_table("gpu-b03", 3, 1, 12877, "-9")
     v = analyze(
         write_bundle(tmp_path, {"gpu-b03/dmesg.txt": dmesg, "gpu-b03/launcher.log": launcher})
     )
@@ -188,7 +170,7 @@ def test_torchrun_role_prefix_names_host_and_local_rank(tmp_path: Path) -> None:
 def test_a_fully_qualified_table_host_is_the_folder_host(tmp_path: Path) -> None:
     node = [f"[default1]:{line.format(g=9)}" for line in KEYERROR[:0]]
     node += ["[default1]:RuntimeError: CUDA error: an illegal memory access was encountered"]
-    node += _table("gpu187.cluster.local", 9, 1, 777)
+    node += torchelastic_table("gpu187.cluster.local", 9, 1, 777)
     v = analyze(write_bundle(tmp_path, {"gpu187/console.log": node, "gpu186/console.log": ["x"]}))
     assert v.root_cause is not None and v.root_cause.rank == 9
     assert v.root_cause.host == "gpu187"

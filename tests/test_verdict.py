@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import DEMO_PATTERNS
+from conftest import DEMO_PATTERNS, torchelastic_table
 
 from analyzer import analyze
 
@@ -277,35 +277,25 @@ def test_the_traceback_in_torchelastics_root_cause_table_is_read_as_raised(tmp_p
     """torchelastic indents the worker's traceback by two spaces in its failure table;
     the exception that ends it is the cause, not the bare `failed (exitcode: 1)` line
     nor the teardown of the other worker."""
-    table = [
-        "W0101 10:00:05.000000 1200 torch/distributed/elastic/multiprocessing/api.py:897] Sending process 1235 closing signal SIGTERM",
-        "E0101 10:00:06.000000 1200 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) local_rank: 3 (pid: 1234) of binary: /usr/bin/python3",
+    launcher = [
+        "W0101 10:00:05.000000 1200 torch/distributed/elastic/multiprocessing/api.py:897] "
+        "Sending process 1235 closing signal SIGTERM",
+        "E0101 10:00:06.000000 1200 torch/distributed/elastic/multiprocessing/api.py:869] "
+        "failed (exitcode: 1) local_rank: 3 (pid: 1234) of binary: /usr/bin/python3",
         "Traceback (most recent call last):",
         '  File "/usr/bin/torchrun", line 8, in <module>',
         "    sys.exit(main())",
-        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
-        "============================================================",
-        "train.py FAILED",
-        "------------------------------------------------------------",
-        "Failures:",
-        "  <NO_OTHER_FAILURES>",
-        "------------------------------------------------------------",
-        "Root Cause (first observed failure):",
-        "[0]:",
-        "  time      : 2024-01-01_10:00:04",
-        "  host      : node1",
-        "  rank      : 3 (local_rank: 3)",
-        "  exitcode  : 1 (pid: 1234)",
-        "  error_file: /tmp/torchelastic_x/none_y/attempt_0/3/error.json",
-        "  traceback : Traceback (most recent call last):",
-        '    File "/usr/lib/python3.10/site-packages/torch/distributed/elastic/multiprocessing/errors/__init__.py", line 355, in wrapper',
-        "      return f(*args, **kwargs)",
-        '    File "/work/train.py", line 10, in main',
-        '      cfg = conf["optimizer"]',
-        "  KeyError: 'optimizer'",
-        "  ",
-        "============================================================",
     ]
+    worker = [
+        "Traceback (most recent call last):",
+        '  File "/usr/lib/python3.10/site-packages/torch/distributed/elastic/multiprocessing/'
+        'errors/__init__.py", line 355, in wrapper',
+        "    return f(*args, **kwargs)",
+        '  File "/work/train.py", line 10, in main',
+        '    cfg = conf["optimizer"]',
+        "KeyError: 'optimizer'",
+    ]
+    table = launcher + torchelastic_table("node1", 3, 3, 1234, traceback=worker)
     v = analyze(_job(tmp_path, {"launcher.log": table}))
     assert v.category == "user_code_error"
     assert v.root_cause is not None and v.root_cause.text.strip() == "KeyError: 'optimizer'"
