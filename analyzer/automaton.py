@@ -85,7 +85,9 @@ def relax(rx: str, encoding: str = "utf-8") -> tuple[str, bool]:
             body = rx[i : j + 1]
             i = j + 1
             if body.startswith("[^"):
-                atom, wide = body, True
+                # never across a line: the sampled groups search whole blocks, and a
+                # match that starts on one line and ends on the next names neither
+                atom, wide = body[:-1] + "\\n]", True
             elif any(ord(ch) > 127 for ch in body):
                 atom, wide = "[\\x00-\\xff]", True
             else:

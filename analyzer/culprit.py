@@ -33,6 +33,11 @@ minimal-bundle test in tests/test_culprit.py.
    the same kind of failure.
 9. `named`: a line that names the rank at fault (its `culprit_rank` capture: rank 0's
    `Rank 5 failed to pass monitoredBarrier`) blames that rank and its host.
+10. `busy`: only symptoms decide (collective timeouts, a teardown or kill with no reason)
+   and a rank's own work (an eval, a save, a tokenising bar) had run for most of the
+   collective timeout (the one the logs print, else torch's 10-minute default): the
+   rank was busy, not hung, and a restart times out the same way (checked after
+   `stall`: a rank whose work stopped long before the end is stalled).
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .correlate import Evidence, time_key
-from .timeline import Stall, same_process
+from .timeline import Busy, Stall, same_process
 from .types import Hit, Identity
 
 # teardown signals a launcher sends to the survivors (SIGTERM, SIGINT, SIGHUP)
@@ -49,13 +54,15 @@ _TEARDOWN_EXITS = frozenset({-15, -2, -1, 143, 130, 129})
 
 @dataclass(frozen=True)
 class Culprit:
-    """The root cause: a line (`hit`) or a stalled rank (`stall`), and the rule that chose
-    it; `final` when no classifier may overrule it (a rule read the logs to the end)."""
+    """The root cause: a line (`hit`), a stalled rank (`stall`) or a busy one (`busy`),
+    and the rule that chose it; `final` when no classifier may overrule it (a rule read
+    the logs to the end)."""
 
     hit: Hit | None
     stall: Stall | None
     rule: str
     final: bool = False
+    busy: Busy | None = None
 
 
 def deciding(ev: Evidence) -> list[Hit]:
@@ -88,6 +95,9 @@ def choose(ev: Evidence) -> Culprit | None:
         return Culprit(None, stall, "stall")
     if not hits:
         return None
+    busy = _busy(ev, hits)
+    if busy is not None:
+        return Culprit(None, None, "busy", busy=busy)
     root, rule = hits[0], "best"
     if root.rank is None:
         located = [h for h in hits if h.signature is root.signature and h.rank is not None]
@@ -168,6 +178,41 @@ def _stall(ev: Evidence, hits: list[Hit]) -> Stall | None:
         stalls = [st for st in ev.stalls if not _waited_in_collective(st, hits)]
         return stalls[0] if stalls else None
     return ev.stalls[0] if ev.stalls else None
+
+
+# What ends a job whose rank is busy: the others' collective timeouts, and the teardown
+# or a kill that gives no reason
+_BUSY_ENDS = frozenset({"collective_timeout", "preempted"})
+# The shortest default collective timeout, for logs that print none: torch's NCCL process
+# groups (10 min); gloo, DeepSpeed and accelerate use 30 min, HCCL_EXEC_TIMEOUT 1836 s.
+DEFAULT_COLLECTIVE_TIMEOUT = 600.0
+# the capture names of a printed collective timeout, by their unit in seconds
+_TIMEOUT_UNITS = (("timeout_ms", 0.001), ("timeout_s", 1.0), ("timeout_min", 60.0))
+
+
+def _busy(ev: Evidence, hits: list[Hit]) -> Busy | None:
+    """Rule 10: the rank whose own work outlasted the collective timeout, if only
+    symptoms decide (a cause would explain the failure by itself)."""
+    root = hits[0]
+    if ev.completed or root.signature.role != "symptom":
+        return None
+    if root.signature.category not in _BUSY_ENDS:
+        return None
+    busy = ev.timeline.busy(collective_timeout(hits), root.time)
+    return busy[0] if busy else None
+
+
+def collective_timeout(hits: list[Hit]) -> float:
+    """The collective timeout the job ran with, in seconds: the longest the lines print
+    (`Timeout(ms)=1800000`, gloo's `Timed out waiting 20000ms`, HCCL's `timeout:30min`),
+    else DEFAULT_COLLECTIVE_TIMEOUT."""
+    figures = [
+        float(h.captures[name]) * unit
+        for h in hits
+        for name, unit in _TIMEOUT_UNITS
+        if h.captures.get(name, "").isdigit()
+    ]
+    return max(figures, default=DEFAULT_COLLECTIVE_TIMEOUT)
 
 
 def _waited_in_collective(st: Stall, hits: list[Hit]) -> bool:

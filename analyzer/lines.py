@@ -69,8 +69,9 @@ _TS = re.compile(
     # CANN plog: 2026-11-29-10:00:01.123.456
     r"|(?P<plog>(?P<pY>\d{4})-(?P<pM>\d\d)-(?P<pD>\d\d)-(?P<ph>\d\d):(?P<pm>\d\d):(?P<ps>\d\d)"
     r"(?:\.(?P<pms>\d{3})(?:\.(?P<pus>\d{3}))?)?)"
-    # glog: I1129 10:00:01.123456 (no year)
-    r"|(?P<glog>\b[IWEF](?P<gM>\d\d)(?P<gD>\d\d) (?P<gh>\d\d):(?P<gm>\d\d):(?P<gs>\d\d)"
+    # glog: I1129 10:00:01.123456 (no year); torch's c10 logging does not pad the month
+    # (E218 10:48:25 is 18 February)
+    r"|(?P<glog>\b[IWEF](?P<gM>1[0-2]|0?[1-9])(?P<gD>\d\d) (?P<gh>\d\d):(?P<gm>\d\d):(?P<gs>\d\d)"
     r"(?:\.(?P<gf>\d{1,9}))?)"
     # ctime: Tue Nov 10 10:05:04 2020
     r"|(?P<ctime>\b[A-Z][a-z]{2} (?P<cMon>[A-Z][a-z]{2}) +(?P<cD>\d{1,2}) "

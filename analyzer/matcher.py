@@ -22,7 +22,7 @@ from .formats import builtin as builtin_formats
 from .lines import clean, quoted, strip_prefix
 from .region import ERROR_LINE
 from .signatures import PatternSet, compile_exact, iter_regexes
-from .types import PatternError, Signature
+from .types import SERIES, PatternError, Signature
 
 
 @dataclass(frozen=True)
@@ -58,10 +58,10 @@ class Matcher:
             (self.error_index, ERROR_LINE),
             *((self.fact_base + k, f.regex) for k, f in enumerate(self.formats.facts)),
         ]
-        # Sampled: step lines (a timeline needs a block's first and last ones) and error
-        # lines (the region keeps a file's first 20 and last 40, which the head and tail
-        # samples of its blocks still give exactly).
-        steps = [i for i, s in enumerate(self.signatures) if s.progress == "step"]
+        # Sampled: step and work-bar lines (a timeline needs a block's first and last
+        # ones) and error lines (the region keeps a file's first 20 and last 40, which the
+        # head and tail samples of its blocks still give exactly).
+        steps = [i for i, s in enumerate(self.signatures) if s.progress in SERIES]
         # what every automaton must find: each signature's and each fact's examples
         probes = [
             (i, ex["log"].encode("utf-8", "surrogateescape"))

@@ -26,7 +26,7 @@ from .matcher import Matcher
 from .redact import redact
 from .region import LAST_LINES, ErrorLine, ErrorLines, Unread
 from .sources import Stream, Unit, packed
-from .types import Hit, LogTime, Signature, Who
+from .types import SERIES, Hit, LogTime, Signature, Who
 
 BLOCK = 1 << 20
 # A longer line is matched on its first and its last LINE_CAP bytes; the middle is only
@@ -395,10 +395,11 @@ class StreamScanner:
         self._detailed: dict[tuple[int, int, int], int] = {}
         self._templates: dict[int, _Template] = {}
         self._whos: dict[tuple[object, ...], Who] = {}
-        # only step lines are sampled; a checkpoint or eval line is rare and always read
+        # only step and work-bar lines are sampled; a checkpoint or eval line is rare and
+        # always read
         # (the error pattern and the facts come after the signatures: never steps)
         extra = [False] * (1 + len(matcher.formats.facts))
-        self._step = [s.progress == "step" for s in matcher.signatures] + extra
+        self._step = [s.progress in SERIES for s in matcher.signatures] + extra
 
     def scan(
         self, stream: Stream, file_index: int, stop_at: float | None = None, tail: int = 0
@@ -748,6 +749,11 @@ class StreamScanner:
                     progress.append((i, caps))
                 else:
                     found.append(((ROLE_RANK[sig.role], SEVERITY_RANK[sig.severity]), i, caps))
+        kinds = [self.matcher.signatures[i].progress for i, _ in progress]
+        if "work" in kinds:
+            # a bar of the rank's own work (tokenising, an eval loop) is also a tqdm bar:
+            # the specific reading is what it is, not a training step
+            progress = [p for p, kind in zip(progress, kinds, strict=True) if kind != "step"]
         if not found:
             return progress
         top = min(tier for tier, _, _ in found)

@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 HANG_FACTOR = 10.0
 HANG_MIN_GAP = 300.0
 SLOW_PHASE_GAP = 1800.0
+# own work that ran this share of the collective timeout outlasted it: the others' wait
+# began a little after the work did, and bars redraw only every few seconds
+BUSY_SHARE = 0.9
 _MIN_POINTS = 3
 _INTERVALS = 256
 _MARKS = 512  # step -> time of the first steps, enough to align clocks
@@ -61,7 +64,8 @@ class Stream:
     count: int = 0
     last: Hit | None = None
     last_step: int | None = None
-    last_phase: Hit | None = None  # a checkpoint save or eval after the last step
+    last_phase: Hit | None = None  # a checkpoint save, eval or own work after the last step
+    phase_start: Hit | None = None  # the first line of that phase
     finished: bool = False  # the last step was the last one (step == total)
     intervals: deque[float] = field(default_factory=lambda: deque(maxlen=_INTERVALS))
     marks: dict[int, float] = field(default_factory=dict)
@@ -76,14 +80,15 @@ class Stream:
     def add(self, hit: Hit) -> None:
         kind = hit.signature.progress
         if kind != "step":
-            if kind in ("checkpoint_save", "eval"):
+            if kind in ("checkpoint_save", "eval", "work"):
+                self.phase_start = self.phase_start or hit
                 self.last_phase = hit
             elif (
                 kind == "checkpoint_saved"
                 and self.last_phase is not None
                 and self.last_phase.signature.progress == "checkpoint_save"
             ):
-                self.last_phase = None  # the save it began is done
+                self.last_phase = self.phase_start = None  # the save it began is done
             return
         self.count += 1
         prev = self.last
@@ -95,7 +100,7 @@ class Stream:
             if delta > 0:
                 self.intervals.append(delta / steps)
         self.last = hit
-        self.last_phase = None
+        self.last_phase = self.phase_start = None
         step, total = hit.captures.get("step"), hit.captures.get("total")
         if step is not None and step.isdigit():
             self.last_step = int(step)
@@ -107,12 +112,37 @@ class Stream:
             self.finished = total is not None and total.isdigit() and int(step) >= int(total) > 0
         self.host = self.host or hit.host
 
+    def busy_for(self, until: LogTime | None) -> float:
+        """Seconds the rank had spent in its current phase of own work (an eval, a save,
+        a tokenising bar) by `until` (when the others timed out): the bar's own clock
+        where it prints one (`[29:02<35:12`), else the phase's timestamps, from its first
+        line to its last or, as it never ended, to `until`; 0 when it is training."""
+        if self.last_phase is None or self.phase_start is None:
+            return 0.0
+        clock = _clock_seconds(self.last_phase.captures.get("elapsed", ""))
+        first = self.phase_start.time
+        if first is None or not first.absolute:
+            return clock
+        ends = [t.epoch for t in (self.last_phase.time, until) if t is not None and t.absolute]
+        return max(clock, max(ends, default=first.epoch) - first.epoch)
+
     def step_time(self) -> float | None:
         """Median seconds between progress lines: robust to the slow first steps and
         the odd checkpoint pause."""
         if self.count < _MIN_POINTS or len(self.intervals) < _MIN_POINTS - 1:
             return None
         return statistics.median(self.intervals)
+
+
+def _clock_seconds(text: str) -> float:
+    """tqdm's elapsed clock, `MM:SS` or `H:MM:SS`, in seconds (0 when there is none)."""
+    parts = text.split(":")
+    if len(parts) not in (2, 3) or not all(p.isdigit() for p in parts):
+        return 0.0
+    seconds = 0.0
+    for p in parts:
+        seconds = seconds * 60 + int(p)
+    return seconds
 
 
 def same_process(a: str, b: str) -> bool:
@@ -137,6 +167,17 @@ class Stall:
     # ranks without the timeout the others reported (they waited for it)
     reason: str = "stalled"
     threshold: float = 0.0  # the gap that made it a stall (seconds)
+
+
+@dataclass(frozen=True)
+class Busy:
+    """A rank whose own work (an eval, a save, tokenising a dataset) ran about as long as
+    the collective timeout while the other ranks waited: a restart times out the same way."""
+
+    stream: Stream
+    last: Hit  # its last line of that work
+    seconds: float  # how long the work had run
+    timeout: float  # the collective timeout it outlasted (seconds)
 
 
 class Timeline:
@@ -170,12 +211,20 @@ class Timeline:
                 time_of(self.saved[1]),
             ):
                 self.saved = (step, hit)
+        if hit.signature.progress != "step":
+            # a save or eval line names no rank where its step lines do (`[rank 0] step
+            # 27`, then a bare `Saving latest checkpoint`): it is a phase of their process
+            steps = [s for s in self.of_process(hit.file_index, hit.who.slot) if s.count]
+            if steps:
+                for stream in steps:
+                    stream.add(hit)
+                return
         key = hit.stream_key
-        s = self.streams.get(key)
-        if s is None:
-            s = self.streams[key] = Stream(hit.file, hit.file_index, hit.rank, who=hit.who)
-            self._by_file.setdefault(hit.file_index, []).append(s)
-        s.add(hit)
+        own = self.streams.get(key)
+        if own is None:
+            own = self.streams[key] = Stream(hit.file, hit.file_index, hit.rank, who=hit.who)
+            self._by_file.setdefault(hit.file_index, []).append(own)
+        own.add(hit)
 
     def of_process(self, file_index: int, slot: str) -> list[Stream]:
         """The streams of the file that are the process of channel `slot`: its own, and
@@ -207,6 +256,9 @@ class Timeline:
             s.rank, s.host = ident.rank, ident.host
             if s.last is not None:
                 s.last = replace(s.last, rank=ident.rank, host=ident.host, identity=ident)
+            if s.last_phase is not None:
+                at = job.identity(s.file_index, s.who, s.last_phase.line)
+                s.last_phase = replace(s.last_phase, rank=at.rank, host=at.host, identity=at)
 
     def stalls(
         self,
@@ -240,6 +292,17 @@ class Timeline:
 
         out.sort(key=stopped)
         return out
+
+    def busy(self, timeout: float, until: LogTime | None) -> list[Busy]:
+        """Streams whose current own work had run for most of `timeout` seconds by
+        `until` (the others waited that long in a collective, then timed out), the
+        longest first."""
+        out = [
+            Busy(s, s.last_phase, s.busy_for(until), timeout)
+            for s in self.streams.values()
+            if s.last_phase is not None and s.busy_for(until) >= BUSY_SHARE * timeout
+        ]
+        return sorted(out, key=lambda b: (-b.seconds, b.stream.file_index))
 
     def silent(self, waited: set[int], end: LogTime | None) -> Stall | None:
         """The stream of a rank that did not report the timeout the others reported:

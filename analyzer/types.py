@@ -17,15 +17,20 @@ Severity = Literal["fatal", "error", "warning", "info"]
 Blame = Literal["node", "rank", "job", "user"]
 
 ROLES: tuple[Role, ...] = ("cause", "symptom", "confirmation", "progress")
-# checkpoint_save: a save began (a pause is expected); checkpoint_saved: it is complete
-Progress = Literal["step", "checkpoint_save", "checkpoint_saved", "checkpoint_load", "eval"]
+# checkpoint_save: a save began (a pause is expected); checkpoint_saved: it is complete;
+# work: a bar of the rank's own work that is not a training step (tokenising a dataset,
+# an evaluation loop): the other ranks wait in a collective while it runs
+Progress = Literal["step", "checkpoint_save", "checkpoint_saved", "checkpoint_load", "eval", "work"]
 PROGRESS_KINDS: tuple[Progress, ...] = (
     "step",
     "checkpoint_save",
     "checkpoint_saved",
     "checkpoint_load",
     "eval",
+    "work",
 )
+# the kinds that come as a series of lines, of which a block's first and last few tell all
+SERIES: tuple[Progress, ...] = ("step", "work")
 SEVERITIES: tuple[Severity, ...] = ("fatal", "error", "warning", "info")
 BLAMES: tuple[Blame, ...] = ("node", "rank", "job", "user")
 

@@ -22,7 +22,7 @@ from .culprit import choose, deciding
 from .job import JobModel
 from .region import ErrorLine, ErrorLines, harmless, warning_only
 from .taxonomy import CATEGORIES, NONE, category_name
-from .timeline import Stall
+from .timeline import Busy, Stall
 from .types import ActOn, Checkpoint, Finding, Hit, ModelOpinion, RootCause, Stats, Verdict
 
 MAX_FINDINGS = 200
@@ -137,7 +137,18 @@ def _stall_root(stall: Stall, lang: str, ev: Evidence) -> tuple[RootCause, str]:
             f"({last.time.iso() if last.time else '?'}); the logs go on for {minutes:.0f} more "
             f"minutes without progress (median step {stall.step_time:.1f} s)."
         )
-    rc = RootCause(
+    message = (
+        f"last progress (step {step}); no collective timeout reported, the others waited"
+        if stall.reason == "silent"
+        else f"last progress (step {step}); {minutes:.0f} min without progress"
+    )
+    return _progress_root(last, message), summary
+
+
+def _progress_root(last: Hit, message: str) -> RootCause:
+    """A progress line cited as the root cause: where a rank stopped, or what it was busy
+    with."""
+    return RootCause(
         file=last.file,
         line=last.line,
         offset=last.offset,
@@ -146,15 +157,42 @@ def _stall_root(stall: Stall, lang: str, ev: Evidence) -> tuple[RootCause, str]:
         time=last.time.iso() if last.time else None,
         signature=None,
         text=last.text,
-        message=(
-            f"last progress (step {step}); no collective timeout reported, the others waited"
-            if stall.reason == "silent"
-            else f"last progress (step {step}); {minutes:.0f} min without progress"
-        ),
+        message=message,
         context=(last.text,),
         context_first_line=last.line,
     )
-    return rc, summary
+
+
+# what a rank busy in a phase of that kind was doing
+_PHASES = {
+    "en": {"checkpoint_save": "saving a checkpoint", "eval": "evaluating"},
+    "zh": {"checkpoint_save": "保存检查点", "eval": "评估"},
+}
+
+
+def _busy_root(busy: Busy, lang: str) -> tuple[RootCause, str]:
+    last = busy.last
+    kind = last.signature.progress or "work"
+    work = last.captures.get("what") or _PHASES[lang if lang == "zh" else "en"].get(kind, kind)
+    ran, limit = busy.seconds / 60, busy.timeout / 60
+    if lang == "zh":
+        who = f"rank {last.rank}" if last.rank is not None else f"{last.file} 的进程"
+        summary = (
+            f"集合通信超时：{who} 在忙自己的工作（{work}，{ran:.0f} 分钟），"
+            f"达到集合通信超时（{limit:.0f} 分钟），其他 rank 在集合通信中等它直至超时；"
+            "重启会同样超时：延长超时，或在建立进程组之前（或在每个 rank 上）完成这项工作。"
+        )
+    else:
+        who = f"Rank {last.rank}" if last.rank is not None else f"The process of {last.file}"
+        summary = (
+            f"Collective timeout: {who} was busy with work of its own ({work}, {ran:.0f} min), "
+            f"as long as the collective timeout ({limit:.0f} min), while "
+            "the other ranks waited for it in a collective; a restart times out the same way: "
+            "raise the timeout, or do that work before the process group is created or on "
+            "every rank."
+        )
+    message = f"own work for {ran:.0f} min; the collective timeout is {limit:.0f} min"
+    return _progress_root(last, message), summary
 
 
 # Steps up to this one count as "the start": no checkpoint of the run predates them.
@@ -389,6 +427,22 @@ def decide(
             findings=shown,
             decided_by="timeline",
             explained=explained,
+        )
+    busy = culprit.busy if culprit is not None else None
+    if busy is not None:
+        rc, summary = _busy_root(busy, lang)
+        timeout = CATEGORIES["collective_timeout"]
+        return verdict(
+            category=timeout.id,
+            recovery="fix_and_resubmit",
+            retryable=False,
+            confidence=0.6,
+            summary=summary,
+            root_cause=rc,
+            root=busy.last,
+            findings=shown,
+            decided_by="timeline",
+            explained=tuple(explain(timeout.id, busy.last, findings, rules)),
         )
     asked = None
     root = culprit.hit if culprit is not None else None

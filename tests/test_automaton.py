@@ -74,12 +74,26 @@ def test_a_small_block_is_sampled_whole(engine: str) -> None:
 
 def test_relax_widens_atoms_that_may_be_multibyte() -> None:
     assert relax("a.b") == ("a.{1,4}b", False)
-    assert relax("x[^,]{0,300}")[0] == "x[^,]{0,}"  # large counts: unbounded
-    assert relax("x[^,]{0,4}")[0] == "x[^,]{0,16}"
+    assert relax("x[^,]{0,300}")[0] == "x[^,\\n]{0,}"  # large counts: unbounded
+    assert relax("x[^,]{0,4}")[0] == "x[^,\\n]{0,16}"  # and never past the line's end
+    assert relax("[^]x]")[0] == "[^]x\\n]{1,4}"
     assert relax(r"\d{1,100}x\d{1,3}")[0] == r"\d{1,}x\d{1,3}"
     assert relax("(?i)^(?P<n>\\d+)$") == ("(?:\\d+)", True)
     for rx, line in CASES:
         assert re.search(rx, strip_prefix(clean(line)[0]).text, re.ASCII), rx
+
+
+@pytest.mark.parametrize("engine", ["re2", "hyperscan"])
+def test_a_sampled_pattern_never_matches_across_lines(engine: str) -> None:
+    """Sampled groups search whole blocks: a negated class must not run from one line into
+    the next, where the line the match starts on names no member (a hit with no
+    candidates)."""
+    pytest.importorskip(engine)
+    a = build([(0, r"Map[^|:]{0,60}: {1,4}\d{1,3}%\|")], engine, [[0]], [None])
+    block = b"Map over the data\n: 45%|####\nMap (num_proc=8):  45%|####\n"
+    hits = a.scan(block)
+    assert [block[s:e] for s, e, _ in hits] == [b"Map (num_proc=8):  45%|####"]
+    assert all(c == (0,) for _, _, c in hits)
 
 
 def test_hyperscan_database_cache_survives_corruption(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -211,6 +211,84 @@ def test_9_a_line_that_names_the_rank_at_fault_blames_that_rank(tmp_path: Path) 
     assert v.act_on.ranks == (5,)
 
 
+def _tokenising(elapsed: str, timeout_ms: int) -> dict[str, list[str]]:
+    """Rank 0 maps the dataset under `main_process_first` (HF datasets' bar, which prints
+    no time of its own) while ranks 1-3 wait in the first collective and time out."""
+    bar = (
+        "[rank0]: Running tokenizer on dataset (num_proc=8):  87%|████████▋ | 870/1000 "
+        "[{e}<04:29,  2.41 examples/s]"
+    )
+    timeout = (
+        "[rank{r}]:[E1201 10:30:02.000000000 ProcessGroupNCCL.cpp:632] [Rank {r}] Watchdog "
+        "caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, "
+        f"NumelOut=1, Timeout(ms)={timeout_ms}) ran for {timeout_ms + 70} milliseconds before "
+        "timing out."
+    )
+    files = {"rank_0.log": [bar.format(e="00:10"), bar.format(e="12:00"), bar.format(e=elapsed)]}
+    files |= {f"rank_{r}.log": [timeout.format(r=r)] for r in (1, 2, 3)}
+    return files
+
+
+@pytest.mark.parametrize(
+    "elapsed, timeout_ms, busy",
+    [
+        ("30:01", 1800000, True),
+        ("1:02:03", 3600000, True),
+        ("05:00", 1800000, False),
+        ("30:01", 3600000, False),
+        ("12:00", 0, True),
+    ],
+    ids=["outlasts-30min", "outlasts-1h", "short", "within-printed-timeout", "default-10min"],
+)
+def test_10_a_rank_busy_with_its_own_work_for_the_timeout_is_not_a_hang(
+    tmp_path: Path, elapsed: str, timeout_ms: int, busy: bool
+) -> None:
+    """The others time out waiting for rank 0, whose own work ran as long as their
+    timeout (the printed Timeout(ms)=, else torch's 10-minute NCCL default): a restart
+    times out the same way, so fix and resubmit. Work that ended well within it does
+    not explain their timeout."""
+    files = _tokenising(elapsed, timeout_ms)
+    if not timeout_ms:  # only the teardown, which prints no timeout: the default applies
+        cancel = "slurmstepd: error: *** STEP 6053.0 ON node1 CANCELLED AT 2024-04-23T12:18:08 ***"
+        files = {"rank_0.log": [*files["rank_0.log"], cancel]}
+    logs = write_bundle(tmp_path, files)
+    v = analyze(logs, model=False)
+    assert v.category == "collective_timeout"
+    if busy:
+        assert _rule(logs) == "busy" and v.recovery == "fix_and_resubmit"
+        assert v.root_cause is not None and v.root_cause.rank == 0
+        assert "Running tokenizer on dataset" in v.root_cause.text
+    else:
+        assert _rule(logs) != "busy" and v.recovery == "auto_restart"
+
+
+def test_10_a_save_that_outlasts_the_timeout_is_busy_not_hung(tmp_path: Path) -> None:
+    """Rank 0 begins saving (a bare line after its `[rank 0]` steps) and prints nothing
+    more; rank 7 times out 20 minutes later with Timeout(ms)=1200000 (ai2cm/ace#851).
+    Without the save line rank 0 is the rank that stopped first: a hang."""
+    rank0 = [
+        f"2026-02-18 10:{m:02d}:00,000 - root - INFO - [rank 0] step {m} loss 0.2"
+        for m in range(20, 28)
+    ]
+    save = "2026-02-18 10:28:25,496 - root - INFO - Saving latest checkpoint model trained for 3"
+    rank7 = [
+        f"2026-02-18 10:{m:02d}:00,000 - root - INFO - [rank 7] step {m} loss 0.2"
+        for m in range(20, 29)
+    ]
+    rank7.append(
+        "[rank7]:[E218 10:48:25.033625188 ProcessGroupNCCL.cpp:632] [Rank 7] Watchdog caught "
+        "collective operation timeout: WorkNCCL(SeqNum=1512677, OpType=ALLREDUCE, NumelIn=306176, "
+        "NumelOut=306176, Timeout(ms)=1200000) ran for 1200027 milliseconds before timing out."
+    )
+    logs = write_bundle(tmp_path / "saving", {"rank_0.log": [*rank0, save], "rank_7.log": rank7})
+    v = analyze(logs, model=False)
+    assert v.root_cause is not None and v.root_cause.rank == 0
+    assert (v.category, v.recovery) == ("collective_timeout", "fix_and_resubmit")
+    assert "Saving latest checkpoint" in v.root_cause.text
+    quiet = write_bundle(tmp_path / "quiet", {"rank_0.log": rank0, "rank_7.log": rank7})
+    assert analyze(quiet, model=False).category == "hang"
+
+
 def _steps_then_kill(kill_at: str) -> list[str]:
     steps = [
         f" [2024-04-21 02:20:{s:02d}] iteration {i:8d}/  500000 | consumed samples: {i * 64:10d} | "

@@ -86,6 +86,17 @@ def test_hosts_from_syslog_and_nccl_prefixes() -> None:
             _epoch(2026, 11, 29, 10, 0, 1) + 0.25,
             False,
         ),
+        # torch's c10 logging leaves the month unpadded (ai2cm/ace#851, axolotl#2684)
+        (
+            "[rank7]:[E218 10:48:25.033625188 ProcessGroupNCCL.cpp:632] [Rank 7] Watchdog",
+            _epoch(2026, 2, 18, 10, 48, 25) + 0.033625,
+            False,
+        ),
+        (
+            "[rank1]:[W516 14:34:56.853490829 socket.cpp:464] [c10d] waitForInput",
+            _epoch(2026, 5, 16, 14, 34, 56) + 0.853490,
+            False,
+        ),
         ("Nov 29 10:00:01 node3 kernel: x", _epoch(2026, 11, 29, 10, 0, 1), False),
         ("Tue Nov 10 10:05:04 2020[13]<stderr>: x", _epoch(2020, 11, 10, 10, 5, 4), False),
         ("1764410401.5 event", 1764410401.5, True),
