@@ -90,6 +90,19 @@ class _Group:
 _GO_ON = frozenset({"numerical_error", "hang"})
 
 
+def _more_telling(hit: Hit, held: Hit) -> bool:
+    """A stack dump outside any collective says more than the same stream's earlier dump
+    inside one: two processes dumped into one file (py-spy of rank 8, then of rank 15)
+    are one stream until something tells them apart, and the one the other waits for is
+    the evidence."""
+    outside = "no"
+    return (
+        hit.signature.stack is not None
+        and hit.captures.get("collective") == outside
+        and held.captures.get("collective") != outside
+    )
+
+
 class Collector:
     """Receives hits as the scan produces them."""
 
@@ -139,7 +152,8 @@ class Collector:
         ):
             g.last_time = hit.time
         ckey = (hit.signature.id, *hit.stream_key)
-        if ckey not in self._candidates or hit.signature.evidence == "last":
+        held = self._candidates.get(ckey)
+        if held is None or hit.signature.evidence == "last" or _more_telling(hit, held):
             self._candidates[ckey] = hit
         if hit.signature.role == "cause" and hit.signature.category not in _GO_ON:
             streams = self.timeline.of_process(hit.file_index, hit.who.slot)

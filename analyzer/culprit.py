@@ -38,6 +38,11 @@ minimal-bundle test in tests/test_culprit.py.
    collective timeout (the one the logs print, else torch's 10-minute default): the
    rank was busy, not hung, and a restart times out the same way (checked after
    `stall`: a rank whose work stopped long before the end is stalled).
+11. `stuck`: only symptoms decide and a stack dump of a live process (analyzer.stacks)
+   shows a main thread outside any collective (data loading, I/O, a save): that rank
+   is the one the others wait for, a hang cited at its innermost application frame.
+   A dump decides over a progress stall: it shows where the rank is, not only when it
+   stopped.
 """
 
 from __future__ import annotations
@@ -98,6 +103,9 @@ def choose(ev: Evidence) -> Culprit | None:
     busy = _busy(ev, hits)
     if busy is not None:
         return Culprit(None, None, "busy", busy=busy)
+    stuck = _stuck(hits)
+    if stuck is not None:
+        return Culprit(stuck, None, "stuck")
     root, rule = hits[0], "best"
     if root.rank is None:
         located = [h for h in hits if h.signature is root.signature and h.rank is not None]
@@ -164,6 +172,8 @@ def _stall(ev: Evidence, hits: list[Hit]) -> Stall | None:
     root = hits[0] if hits else None
     if root is not None and root.signature.role == "cause":
         return _stalled_before_the_kill(ev.stalls, root)
+    if any(h.signature.stack is not None for h in hits[:1] + _outside(hits)):
+        return None  # a dump shows where a rank is, not only when it stopped (rule 11)
     if root is not None and root.signature.category == "collective_timeout":
         waited = {
             h.rank
@@ -213,6 +223,22 @@ def collective_timeout(hits: list[Hit]) -> float:
         if h.captures.get(name, "").isdigit()
     ]
     return max(figures, default=DEFAULT_COLLECTIVE_TIMEOUT)
+
+
+def _stuck(hits: list[Hit]) -> Hit | None:
+    """Rule 11: the first main thread dumped outside any collective, unless a cause
+    explains the failure by itself."""
+    if hits[0].signature.role == "cause":
+        return None
+    outside = _outside(hits)
+    return outside[0] if outside else None
+
+
+def _outside(hits: list[Hit]) -> list[Hit]:
+    """Stack-dump hits of threads that wait outside any collective."""
+    return [
+        h for h in hits if h.signature.stack is not None and h.captures.get("collective") == "no"
+    ]
 
 
 def _waited_in_collective(st: Stall, hits: list[Hit]) -> bool:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import BinaryIO
 
+from . import stacks
 from .correlate import ROLE_RANK, SEVERITY_RANK
 from .formats import Fields, Formats
 from .job import who_of
@@ -192,12 +193,17 @@ class _Block:
         return out
 
     def lines_after(self, end: int, n: int) -> list[str]:
-        out: list[str] = []
+        return [text for _, text in self.spans_after(end, n)]
+
+    def spans_after(self, end: int, n: int) -> list[tuple[int, str]]:
+        """The next `n` lines after the line ending at `end`, each with its start in the
+        block."""
+        out: list[tuple[int, str]] = []
         pos = end + self.shift + 1
         while len(out) < n and pos < len(self.buf):
             nxt = self.buf.find(b"\n", pos)
             nxt = len(self.buf) if nxt < 0 else nxt
-            out.append(decode(self.buf[pos:nxt])[:TEXT_CAP])
+            out.append((pos - self.shift, decode(self.buf[pos:nxt])[:TEXT_CAP]))
             pos = nxt + 1
         return out
 
@@ -632,9 +638,13 @@ class StreamScanner:
             if facts:
                 self._facts(at, facts, msg, who)
             for i, caps in best:
-                hits.append(self._emit(at, i, caps, segment, msg, who))
+                hit = self._emit(at, i, caps, segment, msg, who)
+                if hit is not None:
+                    hits.append(hit)
                 sigs.append(i)
-                same = same and self.matcher.signatures[i].role != "progress"
+                # a step line is a new point, a thread header a new stack: never a copy
+                sig = self.matcher.signatures[i]
+                same = same and sig.role != "progress" and sig.stack is None
         matched = bool(sigs)
         if error_line and self.errors is not None:
             name, year = at.stream.name, self.year.year
@@ -767,7 +777,7 @@ class StreamScanner:
         segment: str,
         msg: Message,
         who: Who,
-    ) -> Hit:
+    ) -> Hit | None:
         sig = self.matcher.signatures[sig_index]
         year = self.year.year
         when = parse_time(segment, year)
@@ -781,8 +791,10 @@ class StreamScanner:
         seen = self._detailed.get(key, 0)
         self._detailed[key] = seen + 1
         detailed = seen < _DETAILED or sig.evidence == "last"
-        before = at.ctx.lines_before(at.start, _TRACEBACK_LINES if detailed else 20)
         when = when or at.ctx.time_before(at.start, year)
+        if sig.stack is not None:  # a dump repeated past the detail budget says no more
+            return self._snapshot(at, sig, caps, segment, who, when) if detailed else None
+        before = at.ctx.lines_before(at.start, _TRACEBACK_LINES if detailed else 20)
         ctx_before = before[-_CONTEXT_BEFORE:] if detailed else []
         if detailed and _EXCEPTION.match(msg.text):
             tb = _traceback_start(before, self.formats)
@@ -794,6 +806,44 @@ class StreamScanner:
             else ()
         )
         return self._hit(at, sig, caps, segment, who, when, context, len(ctx_before))
+
+    def _snapshot(
+        self,
+        at: _LineAt,
+        sig: Signature,
+        caps: dict[str, str],
+        segment: str,
+        who: Who,
+        when: LogTime | None,
+    ) -> Hit | None:
+        """A thread header of a stack dump, cited at the thread's innermost application
+        frame (analyzer.stacks) with the header and frames as context. A started thread
+        (its outermost frame is `_bootstrap`: a tensorboard writer, a pin-memory loop)
+        waits in every healthy job too, and the threads of a fatal-signal report are
+        where a process died, not where it waited: no hit."""
+        assert sig.stack is not None
+        before = at.ctx.lines_before(at.start, stacks.STACK_LINES)
+        if stacks.crashed([strip_prefix(t, self.formats).text for t in before]):
+            return None  # the crash line decides; its stacks are not a live process's
+        spans = at.ctx.spans_after(at.end, stacks.STACK_LINES)
+        snap = stacks.read([strip_prefix(t, self.formats).text for _, t in spans], sig.stack)
+        if snap is None:
+            return self._hit(at, sig, caps, segment, who, when, (segment[:TEXT_CAP],))
+        if not snap.main:
+            return None
+        k = snap.at.code_at if snap.at.code_at is not None else snap.at.at
+        start, text = spans[k]
+        cited = replace(at, line=at.line + 1 + k, offset=at.offset + start - at.start)
+        found = {
+            **caps,
+            "frame": snap.at.func,
+            "where": snap.at.where,
+            "innermost": f"{snap.frames[0].func} ({snap.frames[0].where})",
+            "collective": "yes" if snap.collective else "no",
+        }
+        shown = max(max(f.at, f.code_at or 0) for f in snap.frames) + 1
+        context = (segment[:TEXT_CAP], *(t for _, t in spans[: min(shown, _TRACEBACK_LINES)]))
+        return self._hit(cited, sig, found, text, who, when, context, k + 1)
 
     def _hit(
         self,

@@ -26,6 +26,7 @@ except ImportError:  # Python 3.10
 from . import cache
 from .automaton import refusal
 from .lines import clean, strip_prefix
+from .stacks import CAPTURES as STACK_CAPTURES
 from .taxonomy import CATEGORIES, RECOVERIES
 from .types import BLAMES, PROGRESS_KINDS, ROLES, SEVERITIES, PatternError, Signature
 
@@ -74,6 +75,7 @@ KEY_ORDER = (
     "completion",
     "progress",
     "raised_in",
+    "stack",
     "description",
     "references",
     "examples",
@@ -296,6 +298,9 @@ def _parse_signature(
         if d["severity"] != "info":
             raise fail("severity", "a progress signature has severity info")
     raised_in = _raised_in(d.get("raised_in"), fail)
+    stack = d.get("stack")
+    if stack not in (None, "first", "last"):
+        raise fail("stack", "must be 'first' or 'last' (the printed end that is innermost)")
     evidence = d.get("evidence", "first")
     if evidence not in ("first", "last"):
         raise fail("evidence", "must be 'first' or 'last'")
@@ -304,6 +309,8 @@ def _parse_signature(
         raise fail("message", "must be a string")
     compiled = [re.compile(rx, re.ASCII) for rx in match]
     for _, name, _, _ in string.Formatter().parse(message):
+        if stack and name in STACK_CAPTURES:
+            continue  # the scan reads these from the frames under the header
         if name and any(name not in c.groupindex for c in compiled):
             raise fail(
                 "message", f"placeholder {{{name}}} is not a named capture of every match regex"
@@ -353,6 +360,7 @@ def _parse_signature(
         completion=completion,
         progress=progress,
         raised_in=raised_in,
+        stack=stack,
     )
     return sig, override
 

@@ -108,6 +108,9 @@ class Signature:
     # (category, frame regex): the more specific reading of a line raised inside such a
     # frame (a FileNotFoundError while loading a checkpoint is checkpoint_corrupt)
     raised_in: tuple[tuple[str, str], ...] = ()
+    # a thread header of a stack dump: which printed end of its frames is the innermost
+    # (analyzer.stacks reads them; the hit cites the application's innermost frame)
+    stack: Literal["first", "last"] | None = None
 
 
 @dataclass(frozen=True)

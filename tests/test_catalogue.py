@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
 
 from click.testing import CliRunner
 from conftest import REPO
@@ -33,3 +35,24 @@ def test_patterns_list_json() -> None:
     assert len(rows) == len(load_patterns().signatures)
     for row in rows:
         assert {"id", "family", "category", "role", "severity", "title", "recovery"} <= set(row)
+
+
+def test_readme_counts_the_catalogue() -> None:
+    """README's signature, family and per-vendor figures are the catalogue's."""
+    sigs = load_patterns().signatures
+    text = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    m = re.search(
+        r"(\d+) built-in signatures live in `patterns/\*\.yaml`, one file per family, (\d+) families",
+        text,
+    )
+    assert m is not None
+    assert (int(m[1]), int(m[2])) == (len(sigs), len({s.family for s in sigs}))
+    by_vendor = Counter(s.vendor for s in sigs)
+    for vendor, label in (
+        ("nvidia", "NVIDIA"),
+        ("ascend", "Ascend"),
+        ("framework", "frameworks"),
+        ("system", "the system"),
+    ):
+        said = re.search(re.escape(label) + r" \([^()]*(?:\([^()]*\)[^()]*)*; (\d+)", text)
+        assert said is not None and int(said[1]) == by_vendor[vendor], vendor
