@@ -241,15 +241,26 @@ def _outside(hits: list[Hit]) -> list[Hit]:
     ]
 
 
+# A rank that reports a collective timeout this many timeouts after its last step was
+# stuck before it entered the collective (or its watchdog was): the gap is not the wait.
+_BEYOND_TIMEOUT = 2.0
+
+
 def _waited_in_collective(st: Stall, hits: list[Hit]) -> bool:
     """Whether the stalled stream's own process reported a collective timeout after its
-    last step."""
+    last step, about one collective timeout (the printed one) after it."""
     last = st.last.time
+    limit = _BEYOND_TIMEOUT * collective_timeout(hits)
     return any(
         h.signature.category == "collective_timeout"
         and h.file_index == st.stream.file_index
         and same_process(h.who.slot, st.stream.who.slot)
-        and (h.time is None or last is None or h.time.epoch >= last.epoch)
+        and (
+            h.time is None
+            or last is None
+            or not h.time.absolute
+            or 0 <= h.time.epoch - last.epoch <= limit
+        )
         for h in hits
     )
 

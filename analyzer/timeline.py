@@ -38,7 +38,8 @@ _MARKS = 512  # step -> time of the first steps, enough to align clocks
 _MIN_COMMON = 3
 
 
-_STEP_IN_PATH = re.compile(r"(?:global_step|checkpoint-|iter_|step[_=-]?|ckpt[_-])(\d+)", re.I)
+# a path of a run's own rolling checkpoints: the step it holds
+STEP_IN_PATH = re.compile(r"(?:global_step|checkpoint-|iter_|step[_=-]?|ckpt[_-])(\d+)", re.I)
 
 
 def checkpoint_step(hit: Hit) -> int | None:
@@ -46,7 +47,7 @@ def checkpoint_step(hit: Hit) -> int | None:
     step = hit.captures.get("step")
     if step and step.isdigit():
         return int(step)
-    found = _STEP_IN_PATH.findall(hit.captures.get("path", ""))
+    found = STEP_IN_PATH.findall(hit.captures.get("path", ""))
     return int(found[-1]) if found else None
 
 

@@ -22,7 +22,7 @@ from .culprit import choose, deciding
 from .job import JobModel
 from .region import ErrorLine, ErrorLines, harmless, warning_only
 from .taxonomy import CATEGORIES, NONE, category_name
-from .timeline import Busy, Stall
+from .timeline import STEP_IN_PATH, Busy, Stall
 from .types import ActOn, Checkpoint, Finding, Hit, ModelOpinion, RootCause, Stats, Verdict
 
 MAX_FINDINGS = 200
@@ -207,6 +207,27 @@ def _diverged_from_the_start(root: Hit, ev: Evidence) -> bool:
         return False
     step = ev.timeline.step_at(root.file_index, root.line)
     return step is not None and step <= _EARLY_STEPS
+
+
+# where downloaded and pretrained models live: a file there is an input of the job, not
+# one of its own checkpoints (the Hugging Face hub cache, torch.hub, ModelScope)
+_MODEL_CACHE = re.compile(
+    r"[/\\]\.cache[/\\](?:huggingface|torch[/\\]hub)[/\\]|models--[\w.-]+--|modelscope[/\\]hub[/\\]"
+)
+_PRETRAINED_LOAD = re.compile(r"\bin (?:from_pretrained|_load_pretrained_model)\b")
+
+
+def _fixed_input(root: Hit, ev: Evidence) -> bool:
+    """A corrupt file that the job reads as a fixed input (a model in a download cache,
+    or loaded by `from_pretrained` in a run that did not resume): no older checkpoint
+    replaces it, so a restart fails the same way until the file is fetched again."""
+    if reading(root) != "checkpoint_corrupt":
+        return False
+    text = " ".join((root.text, *root.context))
+    if STEP_IN_PATH.search(text):
+        return False  # checkpoint-500, global_step400: one of the run's own saves
+    pretrained = _PRETRAINED_LOAD.search(text) and not ev.timeline.resumed
+    return bool(_MODEL_CACHE.search(text) or pretrained)
 
 
 def model_region(errors: ErrorLines | None, ev: Evidence) -> tuple[list[ErrorLine], bool]:
@@ -499,7 +520,7 @@ def decide(
     own = category == sig.category  # the signature's own recovery is for its own reading
     recovery = (sig.recovery if own else None) or cat.recovery
     retryable = sig.retryable if own and sig.retryable_set else cat.retryable
-    if _diverged_from_the_start(root, ev) and not sig.recovery:
+    if (_diverged_from_the_start(root, ev) or _fixed_input(root, ev)) and not sig.recovery:
         recovery, retryable = "fix_and_resubmit", False
     rc = RootCause(
         file=root.file,

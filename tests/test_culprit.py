@@ -315,18 +315,26 @@ def test_2_a_stall_that_precedes_an_external_kill_is_the_cause(
     assert v.category == category
 
 
-def test_2_a_rank_that_reports_the_timeout_waited_in_it_and_is_not_hung(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "reported_at, category",
+    [("03:39:09", "collective_timeout"), ("05:39:09", "hang")],
+    ids=["one-timeout-later", "far-beyond-the-timeout"],
+)
+def test_2_a_rank_that_reports_the_timeout_waited_in_it_and_is_not_hung(
+    tmp_path: Path, reported_at: str, category: str
+) -> None:
     """One rank's log: steps every second, then half an hour later its own watchdog
     timeout. The gap is the collective timeout it waited out, so the verdict is the
-    timeout, not a hang (a hang needs a rank that stands out)."""
+    timeout, not a hang (a hang needs a rank that stands out). Two and a half hours
+    later, five times the printed Timeout(ms)=, the gap is not the wait: it hung."""
     steps = [f"[rank3]: 2026-11-30 03:09:{s:02d},000 INFO step {s} loss 1.86" for s in range(10)]
     timeout = (
-        "[rank3]:[E1130 03:39:09.000000000 ProcessGroupNCCL.cpp:632] [Rank 3] Watchdog caught "
+        f"[rank3]:[E1130 {reported_at}.000000000 ProcessGroupNCCL.cpp:632] [Rank 3] Watchdog caught "
         "collective operation timeout: WorkNCCL(SeqNum=61041, OpType=ALLREDUCE, NumelIn=1048576, "
         "NumelOut=1048576, Timeout(ms)=1800000) ran for 1800004 milliseconds before timing out."
     )
     v = analyze(write_bundle(tmp_path, {"rank_3.log": [*steps, timeout]}), model=False)
-    assert v.category == "collective_timeout"
+    assert v.category == category
     assert v.root_cause is not None and v.root_cause.rank == 3
 
 

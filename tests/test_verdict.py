@@ -299,3 +299,55 @@ def test_the_traceback_in_torchelastics_root_cause_table_is_read_as_raised(tmp_p
     v = analyze(_job(tmp_path, {"launcher.log": table}))
     assert v.category == "user_code_error"
     assert v.root_cause is not None and v.root_cause.text.strip() == "KeyError: 'optimizer'"
+
+
+# transformers' chained error for a corrupt weights file (TaskMatrix#93, EmoLLM#199)
+_LOAD_FAILED = (
+    "OSError: Unable to load weights from pytorch checkpoint file for '{p}' at '{p}'. If you "
+    "tried to load a PyTorch model from a TF 2.0 checkpoint, please set from_tf=True."
+)
+_FROM_PRETRAINED = [
+    "Traceback (most recent call last):",
+    '  File "/init/projects/EmoLLM/web_internlm2.py", line 167, in load_model',
+    '    AutoModelForCausalLM.from_pretrained("model", trust_remote_code=True)',
+    '  File "/opt/conda/lib/python3.9/site-packages/transformers/modeling_utils.py", line 3706, in from_pretrained',
+    "    ) = cls._load_pretrained_model(",
+    '  File "/opt/conda/lib/python3.9/site-packages/transformers/modeling_utils.py", line 535, in load_state_dict',
+    "    raise OSError(",
+]
+
+
+@pytest.mark.parametrize(
+    "lines, recovery",
+    [
+        # a model in the Hub cache: an older checkpoint does not replace it
+        (
+            [
+                _LOAD_FAILED.format(
+                    p="/home/usr/.cache/huggingface/hub/models--runwayml--stable-diffusion-inpainting/snapshots/caac1048/safety_checker/pytorch_model.bin"
+                )
+            ],
+            "fix_and_resubmit",
+        ),
+        # from_pretrained of a local model folder in a run that did not resume
+        (
+            [*_FROM_PRETRAINED, _LOAD_FAILED.format(p="model/pytorch_model-00001-of-00008.bin")],
+            "fix_and_resubmit",
+        ),
+        # the run's own rolling checkpoint: resume from an older one
+        (
+            [
+                *_FROM_PRETRAINED,
+                _LOAD_FAILED.format(p="/scratch/user/bert-ft/checkpoint-6000/pytorch_model.bin"),
+            ],
+            "checkpoint_resume",
+        ),
+    ],
+    ids=["hub-cache", "from-pretrained", "rolling-checkpoint"],
+)
+def test_a_corrupt_fixed_input_needs_a_fix_not_a_rollback(
+    tmp_path: Path, lines: list[str], recovery: str
+) -> None:
+    (tmp_path / "train.log").write_text("\n".join(lines) + "\n")
+    v = analyze(tmp_path, model=False)
+    assert (v.category, v.recovery) == ("checkpoint_corrupt", recovery)
