@@ -43,13 +43,23 @@ minimal-bundle test in tests/test_culprit.py.
    is the one the others wait for, a hang cited at its innermost application frame.
    A dump decides over a progress stall: it shows where the rank is, not only when it
    stopped.
+13. `node-line` (checked right after `best`): a cause the node's kernel or driver
+   prints (a kernel Xid or `NVRM:` line, a NIC `Link down`) outranks a process's cause of
+   the same kind on that host (or on a host the logs do not name): the CUDA or NCCL error text a
+   rank prints for the node's event is its echo, also when the kernel line carries only
+   an uptime stamp and so sorts after every timed line.
+12. `peer` (checked right after `own-file`): a line that names the peer it lost
+   (`Got completion from peer 10.0.0.12 with error 12`, gloo's `Connection closed by peer
+   [node2]`) gives way to the best deciding line of that peer's own host (through the
+   job model's address book): what the others see of a node's failure is an echo of the
+   node's own line, whatever the clocks say.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .correlate import Evidence, time_key
+from .correlate import ROLE_RANK, Evidence, time_key
 from .timeline import Busy, Stall, same_process
 from .types import Hit, Identity
 
@@ -107,6 +117,9 @@ def choose(ev: Evidence) -> Culprit | None:
     if stuck is not None:
         return Culprit(stuck, None, "stuck")
     root, rule = hits[0], "best"
+    node = _node_line(root, hits)
+    if node is not None:
+        root, rule = node, "node-line"
     if root.rank is None:
         located = [h for h in hits if h.signature is root.signature and h.rank is not None]
         if located:
@@ -118,19 +131,76 @@ def choose(ev: Evidence) -> Culprit | None:
     own = _own_file(root, hits)
     if own is not root:
         root, rule = own, "own-file"
+    source = _peer_line(root, hits, ev)
+    if source is not None:
+        root, rule = source, "peer"
     if root.signature.role == "symptom" and _seq(root) is not None:
         return Culprit(_lowest_seq(root, hits), None, "lowest-seq")
     exited = _silent_exit(root, hits, ev)
     if exited is not None:
         return Culprit(exited, None, "silent-exit", final=True)
     if root.rank is None and root.signature.blame == "node":
-        rank = _node_rank(root, ev.candidates)
-        if rank is not None:
-            return Culprit(_with_rank(root, rank), None, "node-rank")
+        struck = _node_rank(root, ev.candidates)
+        if struck is not None:
+            return Culprit(
+                _with_rank(root, struck.rank, root.host or struck.host), None, "node-rank"
+            )
     named = _named(root, ev)
     if named is not None:
         return Culprit(named, None, "named")
     return Culprit(root, None, rule)
+
+
+# Families whose lines a rank prints when its device fails under it (the CUDA or NCCL
+# error text of an Xid, the CANN/HCCL text of an NPU fault): echoes of a device_fault
+_DEVICE_ECHOES = frozenset({"cuda", "nccl", "cann", "hccl", "torch-npu"})
+
+
+# the families of what a node's kernel and drivers print (dmesg, syslog, the NVIDIA
+# driver's Xids, the Ascend driver's fault codes)
+_NODE_FAMILIES = frozenset({"kernel", "xid", "npu-fault"})
+
+
+def _node_line(root: Hit, hits: list[Hit]) -> Hit | None:
+    """Rule 13: the kernel or driver cause that `root`, a process's cause, echoes; a
+    kernel file that names no host is the echoing process's node."""
+    if root.signature.role != "cause" or root.signature.family in _NODE_FAMILIES:
+        return None
+    for node in hits:
+        sig = node.signature
+        if sig.role != "cause" or sig.family not in _NODE_FAMILIES:
+            continue
+        if node.host is not None and root.host is not None and node.host != root.host:
+            continue
+        if _echoes(root, node):
+            if node.host is not None:
+                return node
+            return _with_rank(node, node.rank if node.rank is not None else root.rank, root.host)
+    return None
+
+
+# captures by which a line names the other end of a link it lost
+_PEER_KEYS = ("peer", "remote")
+
+
+def _peer_line(root: Hit, hits: list[Hit], ev: Evidence) -> Hit | None:
+    """Rule 12: the best deciding line of the host that `root` names as its lost peer,
+    unless that line too only names a peer (two ends that each lost the other)."""
+    address = next((root.captures[k] for k in _PEER_KEYS if root.captures.get(k)), None)
+    if address is None:
+        return None
+    host = ev.job.peer(address, root.captures.get("remote_rank"))
+    if host is None or host == root.host:
+        return None
+    # the peer's own line of at least the same role: a cause, for a cause (the
+    # timeouts the peer's ranks print after its NIC failed are not its own failure)
+    rank = ROLE_RANK[root.signature.role]
+    own = [
+        h for h in hits if h.host == host and h is not root and ROLE_RANK[h.signature.role] <= rank
+    ]
+    if not own or any(own[0].captures.get(k) for k in _PEER_KEYS):
+        return None
+    return own[0]
 
 
 def _stalled_before_the_kill(stalls: list[Stall], root: Hit) -> Stall | None:
@@ -386,23 +456,23 @@ def _exit_code(hit: Hit) -> int | None:
         return None
 
 
-def _node_rank(root: Hit, hits: list[Hit]) -> int | None:
-    """Rule 8: the rank a node-level root cause (a kernel line: Xid, OOM killer) struck:
-    the first rank on the same host that reported trouble within two minutes of it; for
-    a line on an uptime clock (dmesg), the first rank after it in the same file that
-    reports the same kind of failure (the CUDA error that echoes an Xid)."""
+def _node_rank(root: Hit, hits: list[Hit]) -> Hit | None:
+    """Rule 8: the line of the rank a node-level root cause (a kernel line: Xid, OOM
+    killer) struck: the first rank on the same host that reported trouble within two
+    minutes of it; for a line on an uptime clock (dmesg), the first rank after it in the
+    same file that reports the same kind of failure (the CUDA error that echoes an Xid),
+    else, for a kernel file that names no host, the rank that echoes it when all such
+    echoes come from one host."""
     if root.rank is not None:
         return None
     if root.time is None or not root.time.absolute:
-        echoes = [
-            h
-            for h in hits
-            if h.rank is not None
-            and h.file_index == root.file_index
-            and h.line > root.line
-            and h.signature.category == root.signature.category
-        ]
-        return min(echoes, key=lambda h: h.line).rank if echoes else None
+        echoes = [h for h in hits if h.rank is not None and _echoes(h, root)]
+        after = [h for h in echoes if h.file_index == root.file_index and h.line > root.line]
+        if after:
+            return min(after, key=lambda h: h.line)
+        if root.host is None and echoes and len({h.host for h in echoes}) == 1:
+            return echoes[0]
+        return None
     if not root.host:
         return None
     t0 = root.time.epoch
@@ -417,7 +487,19 @@ def _node_rank(root: Hit, hits: list[Hit]) -> int | None:
         and h.time.absolute
         and -5.0 <= h.time.epoch - t0 <= 120.0
     ]
-    return min(near, key=lambda h: h.time.epoch if h.time else 0.0).rank if near else None
+    return min(near, key=lambda h: h.time.epoch if h.time else 0.0) if near else None
+
+
+def _echoes(line: Hit, node: Hit) -> bool:
+    """Whether a process's line reports the same kind of failure as a node's line: the
+    same category, or the CUDA/NCCL/CANN text of a device fault."""
+    if line.signature.category == node.signature.category:
+        return True
+    return (
+        node.signature.category == "device_fault"
+        and line.signature.family in _DEVICE_ECHOES
+        and line.signature.category != "network_fault"  # a link's own error says more
+    )
 
 
 def _with_rank(hit: Hit, rank: int | None, host: str | None = None) -> Hit:

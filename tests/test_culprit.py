@@ -289,6 +289,63 @@ def test_10_a_save_that_outlasts_the_timeout_is_busy_not_hung(tmp_path: Path) ->
     assert analyze(quiet, model=False).category == "hang"
 
 
+@pytest.mark.parametrize("own_at", ["10:00:07", "09:59:58"], ids=["later-clock", "earlier-clock"])
+def test_12_a_lost_peer_gives_way_to_the_peer_hosts_own_line(tmp_path: Path, own_at: str) -> None:
+    """node1 reports a completion error from peer 10.0.0.12 (node2's bootstrap address);
+    node2's own port error is the root, whichever clock runs ahead, and node2 alone is
+    the host to act on."""
+    node1 = [
+        "2026-11-30 10:00:05,000 node1:1000:1100 [0] transport/net_ib.cc:1295 NCCL WARN NET/IB : "
+        "Got completion from peer 10.0.0.12<36658> with error 12, opcode 0, len 0, vendor err 129 "
+        "(Recv) localGid ::ffff:10.0.0.11 remoteGid ::ffff:10.0.0.12 hca mlx5_0"
+    ]
+    node2 = [
+        "node2:2000:2000 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.12<0>",
+        f"2026-11-30 {own_at},000 node2:2000:2100 [0] transport/net_ib.cc:125 NCCL WARN NET/IB : "
+        "Got async event : port error",
+    ]
+    logs = write_bundle(tmp_path, {"node1.log": node1, "node2.log": node2})
+    assert _rule(logs) == ("peer" if own_at > "10:00:05" else "best")
+    v = analyze(logs, model=False)
+    assert v.category == "network_fault" and v.root_cause is not None
+    assert v.root_cause.file == "node2.log" and v.act_on.hosts == ("node2",)
+
+
+@pytest.mark.parametrize(
+    "kernel, echo, category, rule",
+    [
+        (
+            "[1234567.123456] mlx5_core 0000:3b:00.0 ib0: Link down",
+            "2026-11-30 10:00:05,000 node1:1000:1100 [0] transport/net_ib.cc:1295 NCCL WARN NET/IB : "
+            "Got completion from peer 10.0.0.12<36658> with error 12, opcode 0, len 0, vendor err 129 "
+            "(Recv) localGid ::ffff:10.0.0.11 remoteGid ::ffff:10.0.0.12 hca mlx5_0",
+            "network_fault",
+            "node-line",
+        ),
+        (
+            "[1234567.123456] NVRM: Xid (PCI:0000:3b:00): 79, pid=4321, name=python, GPU has fallen off the bus.",
+            "2026-11-30 10:00:05,000 node1:1000:1100 [0] enqueue.cc:1556 NCCL WARN Cuda failure "
+            "'unspecified launch failure'",
+            "device_fault",
+            "node-rank",  # a fatal Xid outranks it already; rule 8 finds its rank
+        ),
+    ],
+    ids=["link-down", "xid"],
+)
+def test_13_the_nodes_kernel_line_is_the_root_of_the_ranks_echo(
+    tmp_path: Path, kernel: str, echo: str, category: str, rule: str
+) -> None:
+    """The kernel line has only an uptime stamp (it sorts after every timed line) and its
+    file names no host: it still outranks the NCCL text rank 0 printed for the same
+    event, and takes rank 0's rank and host."""
+    logs = write_bundle(tmp_path, {"dmesg.log": [kernel], "rank_0.log": [echo]})
+    assert _rule(logs) == rule
+    v = analyze(logs, model=False)
+    assert v.category == category and v.root_cause is not None
+    assert v.root_cause.file == "dmesg.log"
+    assert v.act_on.hosts == ("node1",) and v.root_cause.rank == 0
+
+
 def _steps_then_kill(kill_at: str) -> list[str]:
     steps = [
         f" [2024-04-21 02:20:{s:02d}] iteration {i:8d}/  500000 | consumed samples: {i * 64:10d} | "
