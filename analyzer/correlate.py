@@ -47,9 +47,16 @@ def order_key(hit: Hit, shift: float = 0.0) -> tuple[int, int, float, int, int]:
 
 
 def resolve(hit: Hit, job: JobModel) -> Hit:
-    """The hit with the identity the job model gives it (rank, host, device)."""
-    ident = job.identity(hit.file_index, hit.who, hit.line)
+    """The hit with the identity the job model gives it (rank, host, device). An
+    exception is placed where its traceback begins: inside torchelastic's failure table
+    (`traceback : Traceback ...` under `rank : 4`) that is the table's record, however
+    long the traceback."""
+    begins = hit.context_first_line if hit.context and _TRACEBACK in hit.context[0] else hit.line
+    ident = job.identity(hit.file_index, hit.who, begins)
     return replace(hit, rank=ident.rank, host=ident.host, identity=ident)
+
+
+_TRACEBACK = "Traceback (most recent call last):"
 
 
 def template(text: str) -> str:

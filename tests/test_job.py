@@ -239,3 +239,20 @@ def test_a_link_fault_names_both_ends_when_the_logs_name_the_peer(tmp_path: Path
     # without the peer's bootstrap line the address itself is the other end
     (tmp_path / "gpu-a17" / "train.log").write_text("hello\n")
     assert analyze(logs).act_on.hosts == ("gpu-b03", "10.0.0.12")
+
+
+def test_an_exception_inside_the_failure_table_is_the_tables_rank(tmp_path: Path) -> None:
+    """The worker's traceback printed inside torchelastic's Root Cause table: the
+    exception line, however far below `rank : 4`, is rank 4's on the table's host."""
+    tb = [
+        "Traceback (most recent call last):",
+        '  File "/workspace/finetune.py", line 88, in main',
+        "    batch = next(it)",
+        "KeyError: 'input_ids'",
+    ]
+    logs = write_bundle(
+        tmp_path, {"console.log": torchelastic_table("finetune-job-96q2q", 4, 4, 10, traceback=tb)}
+    )
+    v = analyze(logs, model=False)
+    assert v.root_cause is not None and "KeyError" in v.root_cause.text
+    assert (v.root_cause.rank, v.root_cause.host) == (4, "finetune-job-96q2q")
