@@ -15,8 +15,9 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
+from . import stacks
 from .job import JobModel
-from .lines import strip_prefix
+from .lines import TRACEBACK, strip_prefix
 from .timeline import HANG_FACTOR, HANG_MIN_GAP, Stall, Timeline
 from .types import ClockSkew, Finding, Hit, LogTime, RankEvent, RankProgress, Who
 
@@ -51,12 +52,9 @@ def resolve(hit: Hit, job: JobModel) -> Hit:
     exception is placed where its traceback begins: inside torchelastic's failure table
     (`traceback : Traceback ...` under `rank : 4`) that is the table's record, however
     long the traceback."""
-    begins = hit.context_first_line if hit.context and _TRACEBACK in hit.context[0] else hit.line
+    begins = hit.context_first_line if hit.context and TRACEBACK in hit.context[0] else hit.line
     ident = job.identity(hit.file_index, hit.who, begins)
     return replace(hit, rank=ident.rank, host=ident.host, identity=ident)
-
-
-_TRACEBACK = "Traceback (most recent call last):"
 
 
 def template(text: str) -> str:
@@ -102,11 +100,10 @@ def _more_telling(hit: Hit, held: Hit) -> bool:
     inside one: two processes dumped into one file (py-spy of rank 8, then of rank 15)
     are one stream until something tells them apart, and the one the other waits for is
     the evidence."""
-    outside = "no"
     return (
         hit.signature.stack is not None
-        and hit.captures.get("collective") == outside
-        and held.captures.get("collective") != outside
+        and stacks.waits_outside(hit.captures)
+        and not stacks.waits_outside(held.captures)
     )
 
 

@@ -43,22 +43,23 @@ minimal-bundle test in tests/test_culprit.py.
    is the one the others wait for, a hang cited at its innermost application frame.
    A dump decides over a progress stall: it shows where the rank is, not only when it
    stopped.
-13. `node-line` (checked right after `best`): a cause the node's kernel or driver
-   prints (a kernel Xid or `NVRM:` line, a NIC `Link down`) outranks a process's cause of
-   the same kind on that host (or on a host the logs do not name): the CUDA or NCCL error text a
-   rank prints for the node's event is its echo, also when the kernel line carries only
-   an uptime stamp and so sorts after every timed line.
 12. `peer` (checked right after `own-file`): a line that names the peer it lost
    (`Got completion from peer 10.0.0.12 with error 12`, gloo's `Connection closed by peer
    [node2]`) gives way to the best deciding line of that peer's own host (through the
    job model's address book): what the others see of a node's failure is an echo of the
    node's own line, whatever the clocks say.
+13. `node-line` (checked right after `best`): a cause the node's kernel or driver
+   prints (a kernel Xid or `NVRM:` line, a NIC `Link down`) outranks a process's cause of
+   the same kind on that host (or on a host the logs do not name): the CUDA or NCCL
+   error text a rank prints for the node's event is its echo, also when the kernel line
+   carries only an uptime stamp and so sorts after every timed line.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from . import stacks
 from .correlate import ROLE_RANK, Evidence, time_key
 from .timeline import Busy, Stall, same_process
 from .types import Hit, Identity
@@ -255,7 +256,8 @@ def _stall(ev: Evidence, hits: list[Hit]) -> Stall | None:
             return silent
         # a rank that reported the timeout itself stopped stepping because it waited in
         # that collective: its gap is the timeout, not a hang (the taxonomy's rule)
-        stalls = [st for st in ev.stalls if not _waited_in_collective(st, hits)]
+        limit = _BEYOND_TIMEOUT * collective_timeout(hits)
+        stalls = [st for st in ev.stalls if not _waited_in_collective(st, hits, limit)]
         return stalls[0] if stalls else None
     return ev.stalls[0] if ev.stalls else None
 
@@ -306,9 +308,7 @@ def _stuck(hits: list[Hit]) -> Hit | None:
 
 def _outside(hits: list[Hit]) -> list[Hit]:
     """Stack-dump hits of threads that wait outside any collective."""
-    return [
-        h for h in hits if h.signature.stack is not None and h.captures.get("collective") == "no"
-    ]
+    return [h for h in hits if h.signature.stack is not None and stacks.waits_outside(h.captures)]
 
 
 # A rank that reports a collective timeout this many timeouts after its last step was
@@ -316,11 +316,10 @@ def _outside(hits: list[Hit]) -> list[Hit]:
 _BEYOND_TIMEOUT = 2.0
 
 
-def _waited_in_collective(st: Stall, hits: list[Hit]) -> bool:
+def _waited_in_collective(st: Stall, hits: list[Hit], limit: float) -> bool:
     """Whether the stalled stream's own process reported a collective timeout after its
-    last step, about one collective timeout (the printed one) after it."""
+    last step, within `limit` seconds of it (a few collective timeouts)."""
     last = st.last.time
-    limit = _BEYOND_TIMEOUT * collective_timeout(hits)
     return any(
         h.signature.category == "collective_timeout"
         and h.file_index == st.stream.file_index

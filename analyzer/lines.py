@@ -19,6 +19,8 @@ _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@
 
 _MONTHS = {m: i for i, m in enumerate(calendar.month_abbr) if m}
 TEXT_CAP = 4096  # characters of a line kept as evidence
+# the header of a Python traceback (the exception line that closes it follows)
+TRACEBACK = "Traceback (most recent call last):"
 
 
 def decode(raw: bytes) -> str:

@@ -22,7 +22,7 @@ from . import stacks
 from .correlate import ROLE_RANK, SEVERITY_RANK
 from .formats import Fields, Formats
 from .job import who_of
-from .lines import TEXT_CAP, Message, clean, decode, has_year, parse_time, strip_prefix
+from .lines import TEXT_CAP, TRACEBACK, Message, clean, decode, has_year, parse_time, strip_prefix
 from .matcher import Matcher
 from .redact import redact
 from .region import LAST_LINES, ErrorLine, ErrorLines, Unread
@@ -65,7 +65,6 @@ _TEMPLATE_BYTES = 4096  # a longer line is always read
 _MAX_WHOS = 4096
 _FRAME = re.compile(r'^\s*File "[^"]*", line \d+')
 _EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b")
-_TRACEBACK = "Traceback (most recent call last):"
 _CHAINED = ("During handling", "The above exception")
 
 
@@ -212,7 +211,7 @@ def _traceback_start(before: list[str], formats: Formats) -> int | None:
     """Index in `before` of the 'Traceback' line that the exception line closes, if any."""
     for i in range(len(before) - 1, -1, -1):
         msg = strip_prefix(before[i], formats).text
-        if msg.startswith(_TRACEBACK):
+        if msg.startswith(TRACEBACK):
             return i
         inside = msg.startswith((" ", "\t")) or _FRAME.match(msg) or not msg.strip()
         # a chained exception ("During handling ...") keeps the earlier traceback joined
@@ -834,13 +833,7 @@ class StreamScanner:
         k = snap.at.code_at if snap.at.code_at is not None else snap.at.at
         start, text = spans[k]
         cited = replace(at, line=at.line + 1 + k, offset=at.offset + start - at.start)
-        found = {
-            **caps,
-            "frame": snap.at.func,
-            "where": snap.at.where,
-            "innermost": f"{snap.frames[0].func} ({snap.frames[0].where})",
-            "collective": "yes" if snap.collective else "no",
-        }
+        found = {**caps, **stacks.captures(snap)}
         shown = max(max(f.at, f.code_at or 0) for f in snap.frames) + 1
         context = (segment[:TEXT_CAP], *(t for _, t in spans[: min(shown, _TRACEBACK_LINES)]))
         return self._hit(cited, sig, found, text, who, when, context, k + 1)

@@ -13,7 +13,7 @@ library it waits in: a rank parked in `all_reduce` waits for another; a rank in
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -62,6 +62,22 @@ _HEADER = re.compile(
     r"^(?:(?:Current thread|Thread) 0x[0-9a-fA-F]+.*\(most recent call first\):"
     r"|Python runtime state: .*|Stack \(most recent call first\):)\s*$"
 )
+
+
+def captures(snap: Snapshot) -> dict[str, str]:
+    """What a thread header's hit captures from its snapshot (CAPTURES)."""
+    inner = snap.frames[0]
+    return {
+        "frame": snap.at.func,
+        "where": snap.at.where,
+        "innermost": f"{inner.func} ({inner.where})",
+        "collective": "yes" if snap.collective else "no",
+    }
+
+
+def waits_outside(found: Mapping[str, str]) -> bool:
+    """Whether a thread header's captures say it waits outside any collective."""
+    return found.get("collective") == "no"
 
 
 @dataclass(frozen=True)

@@ -299,9 +299,9 @@ class Timeline:
         `until` (the others waited that long in a collective, then timed out), the
         longest first."""
         out = [
-            Busy(s, s.last_phase, s.busy_for(until), timeout)
+            Busy(s, s.last_phase, seconds, timeout)
             for s in self.streams.values()
-            if s.last_phase is not None and s.busy_for(until) >= BUSY_SHARE * timeout
+            if s.last_phase is not None and (seconds := s.busy_for(until)) >= BUSY_SHARE * timeout
         ]
         return sorted(out, key=lambda b: (-b.seconds, b.stream.file_index))
 
