@@ -62,6 +62,25 @@ def template(text: str) -> str:
 
 
 @dataclass(frozen=True)
+class Clocks:
+    """How far each stream's clock is off the reference (analyzer.timeline): a line
+    outside any progress stream shares its file's clock, else its host's."""
+
+    streams: Mapping[tuple[int, str], float]
+    files: Mapping[int, float]
+    hosts: Mapping[str, float]
+
+    def shift(self, hit: Hit) -> float:
+        if hit.stream_key in self.streams:
+            return self.streams[hit.stream_key]
+        return self.files.get(hit.file_index, self.hosts.get(hit.host or "", 0.0))
+
+    def corrected(self, hit: Hit) -> float:
+        """The hit's time on the reference clock (+inf when it has none)."""
+        return time_key(hit) - self.shift(hit)
+
+
+@dataclass(frozen=True)
 class Evidence:
     """What the verdict is decided from."""
 
@@ -75,6 +94,7 @@ class Evidence:
     timeline: Timeline
     end: LogTime | None  # the end of the evidence in time
     clock_skew: tuple[ClockSkew, ...]  # streams whose clocks disagree by a second or more
+    clocks: Clocks
     job: JobModel  # who is who: every hit, stream and finding here is resolved through it
     # Candidates (signature id, file, channel) after every one of whose lines the same
     # stream went on training: whatever the line said, it did not stop the run
@@ -195,13 +215,12 @@ class Collector:
             host = self.timeline.streams[key].host
             if host:
                 by_host.setdefault(host, []).append(off)
-        file_offset = {f: statistics.median(v) for f, v in by_file.items()}
-        host_offset = {h: statistics.median(v) for h, v in by_host.items()}
-
-        def shift(h: Hit) -> float:
-            if h.stream_key in offsets:
-                return offsets[h.stream_key]
-            return file_offset.get(h.file_index, host_offset.get(h.host or "", 0.0))
+        clocks = Clocks(
+            offsets,
+            {f: statistics.median(v) for f, v in by_file.items()},
+            {h: statistics.median(v) for h, v in by_host.items()},
+        )
+        shift = clocks.shift
 
         stalls = self.timeline.stalls(end, hang_factor, hang_min_gap, offsets)
         stalled = {id(st.stream): st.gap for st in stalls}
@@ -254,6 +273,7 @@ class Collector:
             end=end,
             job=job,
             survived=self._survived(),
+            clocks=clocks,
             clock_skew=tuple(
                 ClockSkew(s.file, s.rank, s.host, offsets[key])
                 for key, s in self.timeline.streams.items()

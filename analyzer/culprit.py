@@ -53,16 +53,23 @@ minimal-bundle test in tests/test_culprit.py.
    the same kind on that host (or on a host the logs do not name): the CUDA or NCCL
    error text a rank prints for the node's event is its echo, also when the kernel line
    carries only an uptime stamp and so sorts after every timed line.
+14. `waits-for` (checked right after `peer`): only symptoms decide, and the ranks that
+   report a collective timeout or a lost link name the rank each waited for (HCCL's
+   `remote rank [3]`, `remoteRank[3]`): the wait graph is followed to its end, the rank
+   that never reported waiting itself (it never arrived); two ranks that wait for each
+   other are a link's two ends, the earlier reporter named. The culprit's own line is
+   cited when it has one, else the first line that names it.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 from . import stacks
 from .correlate import ROLE_RANK, Evidence, time_key
 from .timeline import Busy, Stall, same_process
-from .types import Hit, Identity
+from .types import Hit, Identity, Reported, Spread
 
 # teardown signals a launcher sends to the survivors (SIGTERM, SIGINT, SIGHUP)
 _TEARDOWN_EXITS = frozenset({-15, -2, -1, 143, 130, 129})
@@ -135,6 +142,9 @@ def choose(ev: Evidence) -> Culprit | None:
     source = _peer_line(root, hits, ev)
     if source is not None:
         root, rule = source, "peer"
+    waited = _waited_for(root, hits, ev)
+    if waited is not None:
+        return Culprit(waited, None, "waits-for")
     if root.signature.role == "symptom" and _seq(root) is not None:
         return Culprit(_lowest_seq(root, hits), None, "lowest-seq")
     exited = _silent_exit(root, hits, ev)
@@ -220,14 +230,69 @@ def _stalled_before_the_kill(stalls: list[Stall], root: Hit) -> Stall | None:
 
 def _named(root: Hit, ev: Evidence) -> Hit | None:
     """Rule 9: a line that names the rank at fault (`culprit_rank`: monitored_barrier's
-    `Rank 5 failed to pass`, desync debug's `[6] ... didn't join`) blames that rank, not
-    the rank that printed it; its host is the one the job model knows for it."""
-    named = root.captures.get("culprit_rank")
-    if named is None or not named.isdigit():
-        return None
-    rank = int(named)
+    `Rank 5 failed to pass`, desync debug's `[6] ... didn't join`; `location`: HCCL's
+    heartbeat `Cluster Exception Location[IP/ID]:[10.0.0.2/3]` of a lost or stuck rank)
+    blames that rank, not the rank that printed it; its host is the one the job model
+    knows for it."""
+    named = root.captures.get("culprit_rank", "")
+    if named.isdigit():
+        return _blamed(root, int(named), ev)
+    location = root.captures.get("location")
+    rank = ev.job.located(location) if location else None
+    return _blamed(root, rank, ev) if rank is not None else None
+
+
+def _blamed(hit: Hit, rank: int, ev: Evidence) -> Hit:
+    """`hit` as evidence against `rank`, which it names: that rank's host and device."""
     host = ev.job.rank_host.get(rank)
-    return replace(root, rank=rank, host=host, identity=Identity(rank, None, host, None))
+    device = ev.job.rank_device.get(rank) or None
+    return replace(hit, rank=rank, host=host, identity=Identity(rank, None, host, device))
+
+
+# the categories of a wait that names the rank waited for (a notify wait, a socket or
+# transport setup that timed out, a lost link)
+_WAITS = frozenset({"collective_timeout", "network_fault"})
+
+
+def waits(hits: list[Hit]) -> dict[int, set[int]]:
+    """Who waited for whom: each rank that reported a wait, and the ranks its lines name
+    as the one it waited for (`remote_rank`)."""
+    graph: dict[int, set[int]] = {}
+    for h in hits:
+        remote = h.captures.get("remote_rank", "").strip()
+        if h.rank is None or h.signature.category not in _WAITS or not remote.isdigit():
+            continue
+        if int(remote) != h.rank:
+            graph.setdefault(h.rank, set()).add(int(remote))
+    return graph
+
+
+def _waited_for(root: Hit, hits: list[Hit], ev: Evidence) -> Hit | None:
+    """Rule 14: the rank at the end of the wait graph, as a line to cite."""
+    if root.signature.role != "symptom" or root.signature.category not in _WAITS:
+        return None
+    if any(h.signature.role == "cause" for h in hits):
+        return None
+    graph = waits(hits)
+    if not graph:
+        return None
+    named: dict[int, int] = {}
+    for targets in graph.values():
+        for t in targets:
+            named[t] = named.get(t, 0) + 1
+    ends = [t for t in named if t not in graph]
+    if ends:  # most waited for, then the lowest rank
+        end = min(ends, key=lambda t: (-named[t], t))
+    else:  # everyone waits: the earliest reporter of a pair that waits for each other
+        pairs = {r for r, ts in graph.items() for t in ts if r in graph.get(t, set())}
+        if not pairs:
+            return None
+        end = min(pairs, key=lambda r: min(time_key(h) for h in hits if h.rank == r))
+    own = [h for h in hits if h.rank == end]
+    if own:
+        return own[0]
+    naming = [h for h in hits if h.captures.get("remote_rank", "").strip() == str(end)]
+    return _blamed(naming[0], end, ev)
 
 
 def _stall(ev: Evidence, hits: list[Hit]) -> Stall | None:
@@ -503,3 +568,61 @@ def _echoes(line: Hit, node: Hit) -> bool:
 
 def _with_rank(hit: Hit, rank: int | None, host: str | None = None) -> Hit:
     return replace(hit, rank=rank, host=host or hit.host)
+
+
+def spread(ev: Evidence, root: Hit | None) -> Spread | None:
+    """How the failure spread: each deciding rank's first report on the reference clock
+    (the first and last of them), the wait graph, and for a root line that names the
+    rank at its other end, the link's two ends. None when fewer than two ranks report."""
+    first: dict[int, tuple[float, Hit]] = {}
+    for h in deciding(ev):
+        if h.rank is None or h.signature.role not in ("cause", "symptom"):
+            continue
+        at = ev.clocks.corrected(h)
+        if h.rank not in first or at < first[h.rank][0]:
+            first[h.rank] = (at, h)
+    if len(first) < 2:
+        return None
+    order = sorted(first.values(), key=lambda t: (t[0], t[1].rank or 0))
+
+    def reported(at: float, h: Hit) -> Reported:
+        time = replace(h.time, epoch=at).iso() if h.time and math.isfinite(at) else None
+        device = h.identity.device if h.identity else None
+        return Reported(h.rank or 0, h.host, device, time, h.signature.id)
+
+    graph = waits(deciding(ev))
+    remote = root.captures.get("remote_rank", "").strip() if root is not None else ""
+    link = (
+        (root.rank, int(remote))
+        if root is not None
+        and root.rank is not None
+        and remote.isdigit()
+        and root.signature.category == "network_fault"
+        else None
+    )
+    return Spread(
+        first=reported(*order[0]),
+        last=reported(*order[-1]),
+        ranks=len(first),
+        waits=tuple(sorted((r, t) for r, ts in graph.items() for t in ts)),
+        link=link,
+    )
+
+
+def chains(waits: tuple[tuple[int, int], ...]) -> list[str]:
+    """The wait graph as chains `2 -> 1 -> 0 -> 3`, each from a rank nobody waits for."""
+    after: dict[int, list[int]] = {}
+    for r, t in waits:
+        after.setdefault(r, []).append(t)
+    waited = {t for _, t in waits}
+    starts = sorted(r for r in after if r not in waited) or sorted(after)[:1]
+    out = []
+    for r in starts:
+        chain, seen = [r], {r}
+        while after.get(chain[-1]) and after[chain[-1]][0] not in seen:
+            chain.append(after[chain[-1]][0])
+            seen.add(chain[-1])
+        if after.get(chain[-1]):  # a cycle: show where it closes
+            chain.append(after[chain[-1]][0])
+        out.append(" -> ".join(str(x) for x in chain))
+    return out

@@ -241,6 +241,7 @@ class JobModel:
         self.pid_local: dict[tuple[Node, int], int] = {}
         self.task_host: dict[int, str] = {}
         self.ip_host: dict[str, str] = {}  # a host's address -> its name
+        self.rank_ip: dict[int, str] = {}  # a rank's server address (HCCL's server[IP])
         self.world = 0  # the largest world size or rank + 1 any line shows
         self.multi_node = False  # a line says there are several nodes
         self.tasks_are_nodes = False  # srun labels stand before local ranks
@@ -470,6 +471,8 @@ class JobModel:
             self.task_host.setdefault(int(f["task"]), host)
         if "ip" in f and host:
             self.ip_host.setdefault(f["ip"], host)
+        if "ip" in f and rank is not None:
+            self.rank_ip.setdefault(rank, f["ip"])
 
     # --- resolving ------------------------------------------------------------------
 
@@ -484,6 +487,25 @@ class JobModel:
         if rank is not None and rank.strip().isdigit():
             return self.rank_host.get(int(rank))
         return None
+
+    def located(self, location: str) -> int | None:
+        """The rank HCCL names by its server address and device id (`Cluster Exception
+        Location[IP/ID]:[10.0.0.2/3]`, `serverId[10.0.0.2], deviceId[3]` read as
+        "10.0.0.2/3"): the one rank the logs put on that device of that server."""
+        address, _, device = location.strip().rpartition("/")
+        if not address or not device.isdigit():
+            return None
+        host = self.ip_host.get(address)
+        on = [
+            r
+            for r, d in self.rank_device.items()
+            if d == device
+            and (
+                self.rank_ip.get(r) == address
+                or (host is not None and short(self.rank_host.get(r, "")) == short(host))
+            )
+        ]
+        return on[0] if len(on) == 1 else None
 
     def _map(self, node: Node, local: int) -> int | None:
         m = self.local_map.get(node)

@@ -348,6 +348,43 @@ class ClockSkew:
 
 
 @dataclass(frozen=True)
+class Reported:
+    """A rank's first report of the failure, on the reference clock."""
+
+    rank: int
+    host: str | None
+    device: str | None
+    time: str | None  # ISO, clock-corrected
+    signature: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Spread:
+    """How a failure spread across ranks: the first and last rank to report it (clocks
+    corrected by the bundle's estimated skew), who waited for whom (the wait graph the
+    ranks' lines name), and for a failed link its two ends. Shown when two or more ranks
+    reported, so that a reader sees the order the clocks alone would hide."""
+
+    first: Reported
+    last: Reported
+    ranks: int  # how many ranks reported
+    waits: tuple[tuple[int, int], ...] = ()  # (waiting rank, rank waited for)
+    link: tuple[int, int] | None = None  # the root line's own rank and its remote rank
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "first": self.first.to_dict(),
+            "last": self.last.to_dict(),
+            "ranks": self.ranks,
+            "waits": [list(w) for w in self.waits],
+            "link": list(self.link) if self.link else None,
+        }
+
+
+@dataclass(frozen=True)
 class Explained:
     """A finding that the root cause accounts for, and the cascade rule that says how."""
 
@@ -433,6 +470,7 @@ class Verdict:
     model: ModelOpinion | None = None  # the classifier's opinion, when it was asked
     act_on: ActOn = ActOn()
     checkpoint: Checkpoint | None = None
+    spread: Spread | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -453,4 +491,5 @@ class Verdict:
             "model": self.model.to_dict() if self.model else None,
             "act_on": self.act_on.to_dict(),
             "checkpoint": self.checkpoint.to_dict() if self.checkpoint else None,
+            "spread": self.spread.to_dict() if self.spread else None,
         }

@@ -18,12 +18,22 @@ from typing import Any
 from .cascade import Rule, explain
 from .classifier import Model
 from .correlate import ROLE_RANK, SEVERITY_RANK, Evidence, template
-from .culprit import choose, deciding
+from .culprit import Culprit, chains, choose, deciding, spread
 from .job import JobModel
 from .region import ErrorLine, ErrorLines, harmless, warning_only
 from .taxonomy import CATEGORIES, NONE, category_name
 from .timeline import STEP_IN_PATH, Busy, Stall
-from .types import ActOn, Checkpoint, Finding, Hit, ModelOpinion, RootCause, Stats, Verdict
+from .types import (
+    ActOn,
+    Checkpoint,
+    Finding,
+    Hit,
+    ModelOpinion,
+    RootCause,
+    Spread,
+    Stats,
+    Verdict,
+)
 
 MAX_FINDINGS = 200
 # The classifier decides only at or above this calibrated probability; below it the
@@ -108,6 +118,18 @@ def _summary(root: Hit, findings: list[Finding], lang: str, category: str) -> st
         kinds = ", ".join(f"{k} x{v}" for k, v in others.most_common(3))
         tail = f"; {n_other} more matching lines" + (f" (secondary: {kinds})" if kinds else "")
     return f"{category_name(category, 'en').capitalize()}{loc}: {render_message(root)}{tail}."
+
+
+def _waited(culprit: Culprit | None, spread_: Spread | None, lang: str) -> str:
+    """For a culprit found at the end of the wait graph (rule 14), the chains that lead
+    to it: what a reader checks the verdict against."""
+    if culprit is None or culprit.rule != "waits-for" or culprit.hit is None or not spread_:
+        return ""
+    shown = "; ".join(chains(spread_.waits))
+    rank = culprit.hit.rank
+    if lang == "zh":
+        return f" 各 rank 的等待链止于 rank {rank}：{shown}。"
+    return f" The ranks' waits end at rank {rank}: {shown}."
 
 
 def _stall_root(stall: Stall, lang: str, ev: Evidence) -> tuple[RootCause, str]:
@@ -421,6 +443,7 @@ def decide(
     """
     deciding_hits = deciding(ev)
     culprit = choose(ev)
+    spread_ = spread(ev, culprit.hit if culprit is not None else None)
     verdict = partial(
         _with_targets,
         ev.job,
@@ -429,6 +452,7 @@ def decide(
         events=ev.events,
         clock_skew=ev.clock_skew,
         checkpoint=_checkpoint(ev),
+        spread=spread_,
     )
     findings = ev.findings
     shown = tuple(findings[:MAX_FINDINGS])
@@ -545,7 +569,7 @@ def decide(
         recovery=recovery,
         retryable=retryable,
         confidence=_confidence(root, deciding_hits),
-        summary=_summary(root, findings, lang, category),
+        summary=_summary(root, findings, lang, category) + _waited(culprit, spread_, lang),
         root_cause=rc,
         root=root,
         findings=ordered,

@@ -424,3 +424,53 @@ def test_2_the_rank_that_stopped_in_a_merged_console_is_found_by_its_claimed_ran
     assert v.category == "hang" and v.decided_by == "timeline"
     assert v.root_cause is not None and v.root_cause.rank == 2
     assert {p.rank: p.last_step for p in v.progress} == {0: 10, 1: 10, 2: 5, 3: 10}
+
+
+NOTIFY_WAIT = (
+    "[rank{r}]: EI0002: [PID: 72{r}1] 2024-11-28-11:59:3{r}.645.648 The wait execution of the "
+    "Notify register times out. Reason: The Notify register has not received the Notify "
+    "record from remote rank [{to}].base information: [streamID:[27], taskID[10], "
+    "taskType[Notify Wait], tag[HcomAllReduce_6629421139219749105_0].] task information: "
+    "[notify id:[0x0000000100000000], stage:[ffffffff], remote rank:[{to}]."
+)
+
+
+def test_14_the_wait_graph_ends_at_the_rank_that_never_arrived(tmp_path: Path) -> None:
+    """A ring: rank 2 waits for 1, 1 for 0, 0 for 3; rank 3's logs were never collected.
+    Every line is a timeout, and rank 3 is the one nobody saw waiting."""
+    files = {
+        f"worker-{r // 2}/rank_{r}/train.log": [NOTIFY_WAIT.format(r=r, to=to)]
+        for r, to in ((0, 3), (1, 0), (2, 1))
+    }
+    logs = write_bundle(tmp_path, files)
+    assert _rule(logs) == "waits-for"
+    v = analyze(logs, model=False)
+    assert v.category == "collective_timeout" and v.root_cause is not None
+    assert v.root_cause.rank == 3 and v.root_cause.file == "worker-0/rank_0/train.log"
+    assert v.spread is not None
+    assert v.spread.waits == ((0, 3), (1, 0), (2, 1))
+    assert (v.spread.first.rank, v.spread.last.rank, v.spread.ranks) == (0, 2, 3)
+
+
+def test_14_two_ranks_that_wait_for_each_other_name_the_earlier(tmp_path: Path) -> None:
+    """Ranks 1 and 2 each wait for the other (a broken link, or different collectives),
+    rank 0 waits for 1: the pair is at the end, and rank 1 reported first."""
+    files = {
+        f"rank_{r}.log": [NOTIFY_WAIT.format(r=r, to=to)] for r, to in ((0, 1), (1, 2), (2, 1))
+    }
+    v = analyze(write_bundle(tmp_path, files), model=False)
+    assert v.root_cause is not None and v.root_cause.rank == 1
+    assert v.root_cause.file == "rank_1.log"
+
+
+def test_14_a_cause_decides_over_the_wait_graph(tmp_path: Path) -> None:
+    """Rank 3 ran out of NPU memory; the others' notify waits are its echo."""
+    files = {f"rank_{r}.log": [NOTIFY_WAIT.format(r=r, to=3)] for r in (0, 1, 2)}
+    files["rank_3.log"] = [
+        "[rank3]: RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB (NPU 3; 60.96 GiB "
+        "total capacity; 58.10 GiB already allocated; 58.10 GiB current active; 1.20 GiB free)"
+    ]
+    logs = write_bundle(tmp_path, files)
+    assert _rule(logs) != "waits-for"
+    v = analyze(logs, model=False)
+    assert v.category == "device_oom" and v.root_cause is not None and v.root_cause.rank == 3

@@ -10,6 +10,7 @@ import click
 
 from ..taxonomy import category_name, recovery_name
 from ..types import Finding, Verdict
+from .timeline import spread_lines
 
 _LABELS = {
     "en": {
@@ -113,6 +114,9 @@ def render(verdict: Verdict, lang: str = "en") -> str:
             mark = ">" if n == rc.line else " "
             line = f" {mark} {n:>{width}} | {_short(text, 200)}"
             out.append(click.style(line, bold=True) if n == rc.line else line)
+    if verdict.spread is not None:
+        out.append("")
+        out += [f"  {line}" for line in spread_lines(verdict.spread)]
     m = verdict.model
     if m is not None:
         alts = ", ".join(f"{c} {p:.2f}" for c, p in m.alternatives)

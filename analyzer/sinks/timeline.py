@@ -11,7 +11,8 @@ from collections import defaultdict
 
 import click
 
-from ..types import RankEvent, RankProgress, Verdict
+from ..culprit import chains
+from ..types import RankEvent, RankProgress, Reported, Spread, Verdict
 
 _MAX_ROWS = 40
 
@@ -35,6 +36,26 @@ def _row(
     what = f"{_clock(event.time)} {event.role:<12} {event.signature}" if event is not None else "-"
     sort_time = (event.time if event else None) or (prog.last_time if prog else None) or "~"
     return sort_time, f"{who} {last:<36} {what}   {file}"
+
+
+def _at(r: Reported) -> str:
+    where = ", ".join(x for x in (r.host, f"device {r.device}" if r.device else None) if x)
+    return f"rank {r.rank}" + (f" ({where})" if where else "") + f" at {_clock(r.time)}"
+
+
+def spread_lines(spread: Spread | None) -> list[str]:
+    """The spread of a failure across ranks, in words (`--format text` too)."""
+    if spread is None:
+        return []
+    out = [
+        f"first to report: {_at(spread.first)}; last: {_at(spread.last)}"
+        f" ({spread.ranks} ranks reported, clocks corrected)"
+    ]
+    if spread.waits:
+        out.append("waited for: " + "; ".join(chains(spread.waits)))
+    if spread.link:
+        out.append(f"link: rank {spread.link[0]} <-> rank {spread.link[1]}")
+    return out
 
 
 def render(verdict: Verdict) -> str:
@@ -72,6 +93,8 @@ def render(verdict: Verdict) -> str:
         shown += 1
     if folded:
         out.append(f"  ... {sum(folded.values())} more streams (--format json lists them all)")
+    if verdict.spread is not None:
+        out += ["", *spread_lines(verdict.spread)]
     if rc is not None:
         out += ["", f"root cause: {rc.file}:{rc.line}  {rc.text.strip()[:160]}"]
     return "\n".join(out)
