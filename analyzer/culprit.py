@@ -237,9 +237,18 @@ def _named(root: Hit, ev: Evidence) -> Hit | None:
     named = root.captures.get("culprit_rank", "")
     if named.isdigit():
         return _blamed(root, int(named), ev)
-    location = root.captures.get("location")
-    rank = ev.job.located(location) if location else None
+    rank = _located(root, ev)
     return _blamed(root, rank, ev) if rank is not None else None
+
+
+def _located(hit: Hit, ev: Evidence) -> int | None:
+    """The rank a line locates by server address and device id (`location`, the older
+    form's `location_device` beside it)."""
+    location = hit.captures.get("location")
+    if not location:
+        return None
+    device = hit.captures.get("location_device")
+    return ev.job.located(f"{location}/{device}" if device else location)
 
 
 def _blamed(hit: Hit, rank: int, ev: Evidence) -> Hit:
@@ -254,16 +263,22 @@ def _blamed(hit: Hit, rank: int, ev: Evidence) -> Hit:
 _WAITS = frozenset({"collective_timeout", "network_fault"})
 
 
-def waits(hits: list[Hit]) -> dict[int, set[int]]:
+def waits(hits: list[Hit], ev: Evidence) -> dict[int, set[int]]:
     """Who waited for whom: each rank that reported a wait, and the ranks its lines name
-    as the one it waited for (`remote_rank`)."""
+    as the one it waited for (`remote_rank`) or lost (a heartbeat's `location`)."""
     graph: dict[int, set[int]] = {}
     for h in hits:
-        remote = h.captures.get("remote_rank", "").strip()
-        if h.rank is None or h.signature.category not in _WAITS or not remote.isdigit():
+        if h.rank is None or h.signature.category not in _WAITS:
             continue
-        if int(remote) != h.rank:
-            graph.setdefault(h.rank, set()).add(int(remote))
+        remote = h.captures.get("remote_rank", "").strip()
+        targets = {int(remote)} if remote.isdigit() else set()
+        located = _located(h, ev)
+        targets |= {located} if located is not None else set()
+        # the ranks that never joined (HCCL's topology detection: `agent[1,3,5,7,]`)
+        targets |= {int(x) for x in h.captures.get("missing_ranks", "").split(",") if x.isdigit()}
+        targets.discard(h.rank)
+        if targets:
+            graph.setdefault(h.rank, set()).update(targets)
     return graph
 
 
@@ -273,7 +288,7 @@ def _waited_for(root: Hit, hits: list[Hit], ev: Evidence) -> Hit | None:
         return None
     if any(h.signature.role == "cause" for h in hits):
         return None
-    graph = waits(hits)
+    graph = waits(hits, ev)
     if not graph:
         return None
     named: dict[int, int] = {}
@@ -291,7 +306,7 @@ def _waited_for(root: Hit, hits: list[Hit], ev: Evidence) -> Hit | None:
     own = [h for h in hits if h.rank == end]
     if own:
         return own[0]
-    naming = [h for h in hits if h.captures.get("remote_rank", "").strip() == str(end)]
+    naming = [h for h in hits if end in next(iter(waits([h], ev).values()), set())]
     return _blamed(naming[0], end, ev)
 
 
@@ -333,6 +348,8 @@ _BUSY_ENDS = frozenset({"collective_timeout", "preempted"})
 # The shortest default collective timeout, for logs that print none: torch's NCCL process
 # groups (10 min); gloo, DeepSpeed and accelerate use 30 min, HCCL_EXEC_TIMEOUT 1836 s.
 DEFAULT_COLLECTIVE_TIMEOUT = 600.0
+# HCCL_EXEC_TIMEOUT's default (CANN), for HCCL's own timeouts that print no figure
+HCCL_EXEC_TIMEOUT = 1836.0
 # the capture names of a printed collective timeout, by their unit in seconds
 _TIMEOUT_UNITS = (("timeout_ms", 0.001), ("timeout_s", 1.0), ("timeout_min", 60.0))
 
@@ -352,14 +369,18 @@ def _busy(ev: Evidence, hits: list[Hit]) -> Busy | None:
 def collective_timeout(hits: list[Hit]) -> float:
     """The collective timeout the job ran with, in seconds: the longest the lines print
     (`Timeout(ms)=1800000`, gloo's `Timed out waiting 20000ms`, HCCL's `timeout:30min`),
-    else DEFAULT_COLLECTIVE_TIMEOUT."""
+    else HCCL's default execution timeout when HCCL reported the timeouts, else
+    DEFAULT_COLLECTIVE_TIMEOUT."""
     figures = [
         float(h.captures[name]) * unit
         for h in hits
         for name, unit in _TIMEOUT_UNITS
         if h.captures.get(name, "").isdigit()
     ]
-    return max(figures, default=DEFAULT_COLLECTIVE_TIMEOUT)
+    hccl = any(
+        h.signature.family == "hccl" and h.signature.category == "collective_timeout" for h in hits
+    )
+    return max(figures, default=HCCL_EXEC_TIMEOUT if hccl else DEFAULT_COLLECTIVE_TIMEOUT)
 
 
 def _stuck(hits: list[Hit]) -> Hit | None:
@@ -590,7 +611,7 @@ def spread(ev: Evidence, root: Hit | None) -> Spread | None:
         device = h.identity.device if h.identity else None
         return Reported(h.rank or 0, h.host, device, time, h.signature.id)
 
-    graph = waits(deciding(ev))
+    graph = waits(deciding(ev), ev)
     remote = root.captures.get("remote_rank", "").strip() if root is not None else ""
     link = (
         (root.rank, int(remote))

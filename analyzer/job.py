@@ -72,7 +72,9 @@ def normal_busid(text: str | None) -> str | None:
 
 _PATH_LOCAL = re.compile(r"attempt_\d+/(\d+)/(?:stdout|stderr|error)\.(?:log|json)$")
 _PATH_RANK = re.compile(r"(?:^|[/_.\-])(?:rank|proc|process)[_\-]?(\d+)(?=[/_.\-]|$)", re.I)
-_PATH_DEVICE = re.compile(r"(?:^|/)device[_\-](\d+)(?=[/_.\-]|$)", re.I)
+# a folder (CANN's debug/device-3/) or a file named for the device alone: CANN's own device
+# log files are device-PID_TIMESTAMP.log, a pid, not a device
+_PATH_DEVICE = re.compile(r"(?:^|/)device[_\-](\d+)(?=/|\.(?:log|txt)$|$)", re.I)
 # Host-shaped path components: explicit host/node names with a digit, pod names of
 # PyTorchJob/MPIJob/Volcano (`job-worker-3`, `job-master-0`, `job-launcher-x7`),
 # `worker-N` (a node: a pod, an Ascend worker), IPv4 addresses, and kernel-log names
@@ -248,6 +250,7 @@ class JobModel:
         self._file_rank: dict[int, int] = {}
         self._pid_only: dict[int, int] = {}
         self._busid_rank: dict[tuple[str | None, str], int] = {}
+        self._device_rank: dict[tuple[str, str], int] = {}
         self._channel_names: dict[tuple[int, str], set[int]] = {}
         self._channel_rank: dict[tuple[int, str], int] = {}
         self._blocks: dict[int, list[Record]] = {}
@@ -375,6 +378,14 @@ class JobModel:
             per_bus.setdefault((short(host) if host else None, busid), set()).add(rank)
             per_bus.setdefault((None, busid), set()).add(rank)
         self._busid_rank = {k: next(iter(r)) for k, r in per_bus.items() if len(r) == 1}
+        # an NPU or GPU id on a host (a driver line's dev_id=3, CANN's device-3/ folder) is
+        # the one rank the job model put on that device of that host
+        per_device: dict[tuple[str, str], set[int]] = {}
+        for rank, device in self.rank_device.items():
+            host = self.rank_host.get(rank)
+            if host and device:
+                per_device.setdefault((short(host), device), set()).add(rank)
+        self._device_rank = {k: next(iter(r)) for k, r in per_device.items() if len(r) == 1}
 
     def _learn_line(
         self,
@@ -565,7 +576,8 @@ class JobModel:
                5. the pid it names (Killed process 4321, Xid pid=4321, exitcode pid)
                   whose rank another line tells (NCCL header and comm line, the table);
                6. the PCI bus id it names (an Xid) of the device NCCL gave a rank on
-                  that host;
+                  that host, or the device id (a driver's dev_id=3, CANN's device-3/
+                  folder) of the one rank on that device of that host;
                7. an srun task, taken as the rank when tasks are not nodes.
         host:  the line's own (pdsh prefix, syslog field, NCCL header), its record's,
                its file's, the rank's (failure table, NCCL, DeepSpeed's rank mapping),
@@ -590,15 +602,18 @@ class JobModel:
                 local, rank = loc, self._map(node, loc)
         if rank is None and who.busid is not None:
             rank = self._busid_rank.get((short(host) if host else None, who.busid))
+        device = who.device or who.path_device
+        if rank is None and host and device:
+            rank = self._device_rank.get((short(host), device))
         if rank is None and who.task is not None and not self.tasks_are_nodes:
             rank = who.task
         if host is None and rank is not None:
             host = self.rank_host.get(rank)
         if host is None and who.task is not None:
             host = self.task_host.get(who.task)
-        device = who.device or (self.rank_device.get(rank) if rank is not None else None)
+        device = device or (self.rank_device.get(rank) if rank is not None else None)
         busid = who.busid or (self.rank_busid.get(rank) if rank is not None else None)
-        ident = Identity(rank, local, host, device or who.path_device, busid)
+        ident = Identity(rank, local, host, device, busid)
         if rec is None:
             self._cache[key] = ident
         return ident
