@@ -37,6 +37,7 @@ FIELDS = frozenset(
         "host",
         "pid",
         "device",
+        "phy_device",
         "busid",
         "ip",
         "local_ranks",

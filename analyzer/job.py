@@ -244,6 +244,9 @@ class JobModel:
         self.task_host: dict[int, str] = {}
         self.ip_host: dict[str, str] = {}  # a host's address -> its name
         self.rank_ip: dict[int, str] = {}  # a rank's server address (HCCL's server[IP])
+        self.rank_phy: dict[int, str] = {}  # a rank's physical NPU id (HCCL's devicePhyId)
+        # what lines say of a process without naming its rank: (host, pid) -> fields
+        self._pid_facts: dict[tuple[str | None, int], dict[str, str]] = {}
         self.world = 0  # the largest world size or rank + 1 any line shows
         self.multi_node = False  # a line says there are several nodes
         self.tasks_are_nodes = False  # srun labels stand before local ranks
@@ -371,6 +374,14 @@ class JobModel:
                 self.rank_host.setdefault(rank, h)
         # a pid that names one rank wherever it was seen: a line with no host finds it
         self._pid_only = {pid: next(iter(r)) for pid, r in by_pid.items() if len(r) == 1}
+        # a process's address and physical NPU, said by lines that name only its pid
+        for (h, pid), said in self._pid_facts.items():
+            owner = self.pid_rank.get((h, pid), self._pid_only.get(pid))
+            if owner is not None:
+                if "ip" in said:
+                    self.rank_ip.setdefault(owner, said["ip"])
+                if "phy_device" in said:
+                    self.rank_phy.setdefault(owner, said["phy_device"])
         # a PCI bus id on a host (an Xid line) is the rank NCCL put on that device
         per_bus: dict[tuple[str | None, str], set[int]] = {}
         for rank, busid in self.rank_busid.items():
@@ -459,6 +470,13 @@ class JobModel:
                 self.pid_rank[(host, pid)] = rank
             elif local is not None:
                 self.pid_local[(node, pid)] = local
+            else:
+                said = self._pid_facts.setdefault((host, pid), {})
+                for key in ("ip", "phy_device"):
+                    if key in f:
+                        said.setdefault(key, f[key])
+        if rank is not None and "phy_device" in f:
+            self.rank_phy.setdefault(rank, f["phy_device"])
         if "world_size" in f:
             self.world = max(self.world, int(f["world_size"]))
         if "global_ranks" in f:
@@ -507,10 +525,13 @@ class JobModel:
         if not address or not device.isdigit():
             return None
         host = self.ip_host.get(address)
+        ranks = set(self.rank_device) | set(self.rank_phy)
         on = [
             r
-            for r, d in self.rank_device.items()
-            if d == device
+            for r in sorted(ranks)
+            # HCCL names the physical NPU; a process knows its logical id, the same one
+            # unless a container maps only some NPUs
+            if self.rank_phy.get(r, self.rank_device.get(r)) == device
             and (
                 self.rank_ip.get(r) == address
                 or (host is not None and short(self.rank_host.get(r, "")) == short(host))

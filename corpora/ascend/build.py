@@ -864,6 +864,104 @@ def heartbeat_and_remote_rank() -> tuple[Job, dict[str, object]]:
     )
 
 
+@scenario
+def kbox_multibit_ecc() -> tuple[Job, dict[str, object]]:
+    """The NPU's black box (hisi_logs) records the ECC; the rank only sees its task fail."""
+    job = Job(ranks(), "rank-dirs")
+    r = job.r(1)
+    job.node_files[
+        f"worker-0/hisi_logs/device-{r.device}/20251024113000-271713000/bbox/kbox.txt"
+    ] = [
+        "[2454.830692] {6}[Hardware Error] Hardware error from APEI Generic Hardware Error Source: 0",
+        "[2454.830693] {6}[Hardware Error]event severity: recoverable",
+        "[2454.830699] {6}[Hardware Error]  node: 2 card: 259 module: 51 rank: 1 bank: 10 row: 30691  column: 56",
+        "[2454.830701] {6}[Hardware Error]  error_type: 3, multi-bit ECC",
+    ]
+    job.screen[1] += [
+        f"[rank1]: [ERROR] {at(1200).strftime('%Y-%m-%d-%H:%M:%S')} (PID:{r.pid}, Device:{r.device}, "
+        "RankID:1) ERR00100 PTA call acl api failed",
+    ]
+    _ring_waits(job, 1, 3100, skip=frozenset({1}))
+    return job, _label(
+        "device_fault", 1, job, "kbox.txt of NPU 1 on worker-0 records a multi-bit ECC"
+    )
+
+
+@scenario
+def memory_async_copy_failed() -> tuple[Job, dict[str, object]]:
+    job = Job(ranks(), "flat")
+    r = job.r(6)
+    job.screen[6] += [
+        f"[rank6]: EI9999: {plog_time(at(800))}  Memory async copy failed, device_id={r.device}, "
+        "stream_id=3, task_id=703, flip_num=0, copy_type=2, memcpy_type=0, copy_data_type=0, "
+        "length=40960[FUNC:GetError][FILE:stream.cc][LINE:1082]",
+        "[rank6]:         rtStreamSynchronizeWithTimeout execute failed, reason=[sdma copy error]"
+        "[FUNC:FuncErrorReason][FILE:error_message_manage.cc][LINE:53]",
+    ]
+    _ring_waits(job, 6, 2700, skip=frozenset({6}))
+    return job, _label("device_fault", 6, job, "an SDMA copy failed on NPU 2 of worker-1")
+
+
+@scenario
+def fault_manager_event() -> tuple[Job, dict[str, object]]:
+    """The device-os log's fault manager reports HBM patrol multi-bit ECC (0x80E01809)."""
+    job = Job(ranks(), "node-plog")
+    job.device[3] += [
+        f"[EVENT] FM(-1,null):{plog_time(at(950))} [fault_manager] event_id: [0x80E01809], "
+        "event_type: [fault], severity: [critical], device_id: [3], assertion: [occur]"
+    ]
+    job.screen[3] += ["[rank3]: RuntimeError: NPU function error: UCE ERROR., error code is 507053"]
+    _ring_waits(job, 3, 2800, skip=frozenset({3}))
+    return job, _label(
+        "device_fault", 3, job, "the fault manager of NPU 3 on worker-0 reports 0x80E01809"
+    )
+
+
+def key_info(r: Rank, world: int, phy: int) -> list[str]:
+    """run/plog (CANN 8.x): the communicator's and this rank's key info, with the
+    physical NPU id the heartbeat names ranks by."""
+    return [
+        hccl(
+            "INFO",
+            r,
+            5.2,
+            "hccl_communicator_attrs.cc:327",
+            f"[Communicator Key Info]identifier[{GROUP}] rankSize[{world}] serverNum[2] moduleNum[2] "
+            "superPodNum[0] multiModuleDiffDeviceNumMode[0] multiSuperPodDiffServerNumMode[0]",
+        ),
+        hccl(
+            "INFO",
+            r,
+            5.2001,
+            "hccl_communicator_attrs.cc:330",
+            f"[LocalRank Key Info]userRank[{r.rank}] hostIp[{r.ip}] devicePhyId[{phy}] server[{r.ip}] "
+            "deviceIp[0.0.0.0] superPodId[0] useSuperPodMode[0] isStandardCard[0]",
+        ),
+    ]
+
+
+@scenario
+def heartbeat_physical_ids() -> tuple[Job, dict[str, object]]:
+    """worker-1's container maps NPUs 4-7 as 0-3: HCCL's heartbeat names the physical
+    id, the rank knows its logical one."""
+    job = Job(ranks(), "rank-dirs")
+    for r in job.world:
+        job.run[r.rank] += key_info(r, 8, r.device + 4 * r.node)
+    culprit = job.r(6)  # logical NPU 2, physical NPU 6 of worker-1
+    lost = Rank(culprit.rank, culprit.node, culprit.device + 4, culprit.pid, culprit.ip)
+    for r in job.world:
+        if r.rank != culprit.rank:
+            job.screen[r.rank] += [ei0002(r, 1900 + 0.2 * r.rank, "unknown")]
+            job.debug[r.rank] += [heartbeat_lost(r, 1900.1 + 0.2 * r.rank, lost, job.r(7))]
+    job.screen[culprit.rank] = []
+    return job, _label(
+        "network_fault",
+        6,
+        job,
+        "the heartbeat names 10.20.0.12/6, physical NPU 6: logical NPU 2, rank 6",
+    )
+
+
 def main(out: Path = OUT) -> None:
     if out.exists():
         shutil.rmtree(out)
