@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import DEMO_PATTERNS, torchelastic_table
+from conftest import DEMO_PATTERNS, torchelastic_table, write_bundle
 
 from analyzer import analyze
 
@@ -351,3 +351,36 @@ def test_a_corrupt_fixed_input_needs_a_fix_not_a_rollback(
     (tmp_path / "train.log").write_text("\n".join(lines) + "\n")
     v = analyze(tmp_path, model=False)
     assert (v.category, v.recovery) == ("checkpoint_corrupt", recovery)
+
+
+def test_the_evidence_is_the_failure_not_its_summary_or_advice(tmp_path: Path) -> None:
+    """Issue 15, point 12, on the signature side: NCCL's `Last error:` detail on the line
+    after its summary is cited (the payload that wrapped), and advice printed beside a
+    CUDA error (`CUDA_LAUNCH_BLOCKING`, `TORCH_USE_CUDA_DSA`) never is."""
+    nccl = [
+        "[rank1]: Traceback (most recent call last):",
+        '[rank1]:   File "/workspace/train.py", line 88, in <module>',
+        "[rank1]:     dist.barrier()",
+        "[rank1]: torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
+        "ProcessGroupNCCL.cpp:1970, unhandled system error (run with NCCL_DEBUG=INFO for details), "
+        "NCCL version 2.19.3",
+        "[rank1]: ncclSystemError: System call (e.g. socket, malloc) or external library call failed "
+        "or device error. ",
+        "[rank1]: Last error:",
+        "[rank1]: socketStartConnect: Connect to 10.0.0.2<35247> failed : Software caused connection abort",
+    ]
+    v = analyze(write_bundle(tmp_path / "nccl", {"rank_1.log": nccl}), model=False)
+    assert v.root_cause is not None and v.root_cause.line == 7 and v.root_cause.rank == 1
+    assert v.category == "network_fault"
+    cuda = [
+        "Traceback (most recent call last):",
+        '  File "train.py", line 12, in <module>',
+        '    x = torch.randn(10, device="cuda") @ w',
+        "RuntimeError: CUDA error: device-side assert triggered",
+        "CUDA kernel errors might be asynchronously reported at some other API call, so the "
+        "stacktrace below might be incorrect.",
+        "For debugging consider passing CUDA_LAUNCH_BLOCKING=1.",
+        "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.",
+    ]
+    v = analyze(write_bundle(tmp_path / "cuda", {"train.log": cuda}), model=False)
+    assert v.root_cause is not None and v.root_cause.line == 4

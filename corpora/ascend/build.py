@@ -962,6 +962,82 @@ def heartbeat_physical_ids() -> tuple[Job, dict[str, object]]:
     )
 
 
+@scenario
+def root_lists_failed_agents() -> tuple[Job, dict[str, object]]:
+    """2024-generation CANN: the root lists the agents that never connected; the agents
+    that did report their socket waits and the failed topology detection."""
+    job = Job(ranks(), "node-plog")
+    root = job.r(0)
+    for r in job.world:
+        job.screen[r.rank] = []
+    job.run[7] = []  # never created its communicator
+    job.debug[0] += [
+        hccl(
+            "ERROR",
+            root,
+            125,
+            "topoinfo_exchange_server.cc:91",
+            "[Get][Connection]topo exchange server get socket timeout! timeout[120 s]",
+            tid=root.pid + 20,
+        ),
+        hccl(
+            "ERROR",
+            root,
+            125.4,
+            "topoinfo_exchange_server.cc:115",
+            "[TopoInfoExchangeServer][Setup]Broadcast Rank Basic Infos failed\uff0cconnectFailedAgentIdList[7,]",
+            tid=root.pid + 20,
+        ),
+    ]
+    for r in job.world[1:7]:
+        job.debug[r.rank] += [
+            hccl(
+                "ERROR",
+                r,
+                128 + 0.01 * r.rank,
+                "adapter_hccp.cc:872",
+                "[Recv][RaSocket]errNo[0x0000000005000013] Wait timeout for sockets recv, "
+                "data[0xffffe0d3837c], size[4], recvSize[0], The most common cause is that the "
+                "firewall is incorrectly configured. Check the firewall configuration or try to "
+                "disable the firewall.",
+            ),
+            hccl(
+                "ERROR",
+                r,
+                128.1 + 0.01 * r.rank,
+                "op_base.cc:434",
+                "[Init][CommRootInfo]errNo[0x0000000005000004] setup topo detect error",
+            ),
+        ]
+    return job, {
+        "category": "collective_timeout",
+        "rank": 7,
+        "device": None,
+        "host": None,
+        "why": "the root lists rank 7 as never connected; rank 7 left no log at all",
+    }
+
+
+@scenario
+def aicpu_notify_wait_device_log() -> tuple[Job, dict[str, object]]:
+    """The device-side AICPU scheduler reports its notify wait with the remote rank."""
+    job = Job(ranks(1, 4), "rank-dirs")
+    culprit = 2
+    job.screen[culprit] = steps(job.r(culprit), upto=20)
+    for r in job.world:
+        if r.rank == culprit:
+            continue
+        job.device[r.rank] += [
+            f"[ERROR] HCCL(5375,aicpu_scheduler):{plog_time(at(1900 + r.rank))} [aicpu_communicator.cc:3083] "
+            f"[5792][TaskException]base information is streamId:149, sqid:153, head:1488, tail:136, type:NOTIFY "
+            f"WAIT, localRank:{r.rank}, remoteRank:{culprit}, taskId:26064, notifyId:760, addr1High:0x0, "
+            "addr1Low:0x0, addr2High:0x0, addr2Low:0x0.",
+        ]
+    return job, _label(
+        "hang", culprit, job, "rank 2 stopped; the AICPU notify waits of 0, 1, 3 name it"
+    )
+
+
 def main(out: Path = OUT) -> None:
     if out.exists():
         shutil.rmtree(out)
