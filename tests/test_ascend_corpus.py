@@ -64,3 +64,22 @@ def test_ascend_bundle(bundle: Path) -> None:
     }
     want = {k: label[k] for k in got}
     assert got == want, label["why"]
+
+
+def test_the_spread_is_on_corrected_clocks() -> None:
+    """worker-1's clock is 120 s behind: rank 6 prints an earlier time than rank 2, and
+    the spread puts it second, 15 s after rank 2, once the clocks are aligned."""
+    v = analyze(str(ROOT / "bundles" / "skewed-clocks-first-oom" / "logs"), model=False)
+    assert v.spread is not None
+    assert (v.spread.first.rank, v.spread.last.rank) == (2, 6)
+    assert v.spread.first.time is not None and v.spread.last.time is not None
+    assert v.spread.first.time.endswith("11:21:30.000")
+    assert v.spread.last.time.endswith("11:21:45.000")
+
+
+def test_the_wait_chain_is_in_the_timeline() -> None:
+    from analyzer.sinks import timeline
+
+    v = analyze(str(ROOT / "bundles" / "ring-lost-logs" / "logs"), model=False)
+    assert v.spread is not None and (7, 6) in v.spread.waits
+    assert "waited for: 5 -> 4 -> 3 -> 2 -> 1 -> 0 -> 7 -> 6" in timeline.render(v)
