@@ -151,6 +151,12 @@ def analyse_job(
         row["error"] = f"{type(e).__name__}: {e}"
         row["analysis_seconds"] = time.perf_counter() - started
         return row, []
+    if not v.stats.lines:  # nothing readable: an error row, never a clean `none`
+        why = list(v.stats.notes[:3] or v.stats.unreadable[:3])
+        row["error"] = "no log line could be read" + (f": {'; '.join(why)}" if why else "")
+        row.update(files=v.stats.files, bytes=v.stats.bytes, complete=v.stats.complete)
+        row["analysis_seconds"] = time.perf_counter() - started
+        return row, []
     rc = v.root_cause
     row.update(
         category=v.category,

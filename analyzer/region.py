@@ -71,6 +71,16 @@ def harmless(text: str) -> bool:
     return bool(_HARMLESS.search(text) or _ADVICE.search(text))
 
 
+_ERROR_LOOKING = re.compile(ERROR_LINE)
+
+
+def error_looking(text: str) -> bool:
+    """Whether a line looks like an error at all (ERROR_LINE, or an error level such as
+    NCCL's WARN): a file's last lines are kept whatever they say, and `step 1` is no
+    evidence of a failure."""
+    return bool(_ERROR_LOOKING.search(text) or _ERROR_LEVEL.search(text))
+
+
 def warning_only(text: str) -> bool:
     """Whether a line is at warning level and carries no error level."""
     return bool(_WARNING_LEVEL.search(text)) and not _ERROR_LEVEL.search(text)

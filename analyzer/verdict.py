@@ -20,7 +20,7 @@ from .classifier import Model
 from .correlate import ROLE_RANK, SEVERITY_RANK, Evidence, template
 from .culprit import Culprit, chains, choose, deciding, spread
 from .job import JobModel
-from .region import ErrorLine, ErrorLines, harmless, warning_only
+from .region import ErrorLine, ErrorLines, error_looking, harmless, warning_only
 from .taxonomy import CATEGORIES, NONE, category_name
 from .timeline import STEP_IN_PATH, Busy, Stall
 from .types import (
@@ -315,12 +315,12 @@ def _ask_model(
     )
     line = region[model.strongest_line([x.text for x in region], pred.category)] if sure else None
     # the line it would cite must state a failure (analyzer.region): never one that calls
-    # itself harmless or that a signature knows as context, and a warning only when the
-    # caller knows the job failed
+    # itself harmless or that a signature knows as context; a warning, or a last line that
+    # does not look like an error at all, only when the caller knows the job failed
     sure = (
         line is not None
         and not harmless(line.text)
-        and (failed or not warning_only(line.text))
+        and (failed or (error_looking(line.text) and not warning_only(line.text)))
         and not context(line.text)
     )
     opinion = ModelOpinion(pred.category, pred.probability, pred.alternatives, sure)

@@ -89,6 +89,24 @@ def test_a_broken_job_is_a_row_with_its_error(tmp_path: Path, monkeypatch) -> No
     assert "RuntimeError: simulated bug" in text and "device_fault" in text
 
 
+def test_a_job_with_nothing_readable_is_an_error_row_never_none(tmp_path: Path) -> None:
+    """A missing job folder, an empty one and one holding only a binary file are errors
+    (issue 17, point 1): a platform reading the table must not see a clean `none`."""
+    root = tmp_path / "root"
+    _jobs(root, 1)
+    (root / "empty-job").mkdir()
+    (root / "binary-job").mkdir()
+    (root / "binary-job" / "core.bin").write_bytes(bytes(range(256)) * 64)
+    out = tmp_path / "v.jsonl"
+    res = run_batch([root, tmp_path / "missing-job"], out, workers=1)
+    rows = {r["job_id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    for job in ("empty-job", "binary-job", "missing-job"):
+        assert rows[job]["category"] is None, job
+        assert rows[job]["error"].startswith("no log line could be read"), job
+    assert rows["job-000"]["category"] == "device_fault" and rows["job-000"]["error"] is None
+    assert res.errors == 3
+
+
 def test_a_killed_run_loses_nothing_and_duplicates_nothing(tmp_path: Path) -> None:
     root = tmp_path / "root"
     _jobs(root, 100)

@@ -225,3 +225,13 @@ def test_a_line_a_signature_knows_as_context_is_never_cited(tmp_path: Path) -> N
     assert bare.decided_by == "model"  # the words alone read as a failure
     v = analyze(tmp_path)
     assert v.category == "none" and v.model is not None and not v.model.decided
+
+
+def test_a_last_line_that_looks_like_no_error_is_never_cited(tmp_path: Path) -> None:
+    """A file's last lines reach the classifier whatever they say; a bare `step 1` (no
+    progress format the timeline knows) read as `numerical_error` at p=0.92. Unless the
+    caller knows the job failed, the model cites only a line that looks like an error."""
+    (tmp_path / "x.log").write_text("step 1\n")
+    v = analyze(tmp_path)
+    assert v.category == "none" and v.decided_by == "none"
+    assert v.model is None or not v.model.decided
