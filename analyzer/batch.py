@@ -253,6 +253,10 @@ def _journal_of(out: Path) -> _Journal:
     return _Journal(out.with_name(out.name + ".journal"))
 
 
+# the formats a table is written in, by its file's suffix
+TABLE_SUFFIXES = (".parquet", ".csv", ".jsonl")
+
+
 def write_table(
     rows: Iterable[dict[str, Any]], columns: Sequence[tuple[str, str]], out: Path
 ) -> None:

@@ -7,6 +7,7 @@ failed, 2 usage error (bad option, bad pattern file), 3 no input could be read a
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import sys
@@ -30,10 +31,18 @@ _NOTES_ON_STDERR = 10  # the JSON holds them all; a folder of binaries must not 
 
 
 class _DefaultGroup(click.Group):
-    """A group whose first argument, when it is not a subcommand, is a path to analyse."""
+    """A group whose first argument, when it is not a subcommand, is a path to analyse;
+    a word that is no path but close to a subcommand is a typo (`analyse`), not a log."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
+            first = args[0]
+            if first != "-" and not first.startswith("-") and not Path(first).exists():
+                close = difflib.get_close_matches(first, list(self.commands), n=1, cutoff=0.75)
+                if close:
+                    raise click.UsageError(
+                        f"no such command or path: {first!r}; did you mean {close[0]!r}?", ctx
+                    )
             args = ["analyze", *args]
         return super().parse_args(ctx, args)
 
@@ -572,9 +581,15 @@ def batch_cmd(
     Re-running skips jobs already analysed whose logs did not change; an interrupted
     run resumes where it stopped. Schema: README, "Batch analysis".
     """
-    from .batch import print_progress, run_batch, run_batch_spark
+    from .batch import TABLE_SUFFIXES, print_progress, run_batch, run_batch_spark
 
     findings = Path(findings_out) if findings_out else None
+    for name, path in (("--out", out), ("--findings", findings_out)):
+        if path is not None and Path(path).suffix.lower() not in TABLE_SUFFIXES:
+            raise click.UsageError(
+                f"{name} {path}: the table's format comes from its suffix, one of "
+                + ", ".join(TABLE_SUFFIXES)
+            )
     settings = _settings(options)
     if batch_engine == "spark":
         if Path(out).suffix.lower() != ".parquet":

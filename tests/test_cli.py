@@ -228,3 +228,25 @@ def test_decide_refuses_to_decide_on_logs_it_cannot_read(tmp_path: Path) -> None
     for path in (tmp_path / "missing", empty):
         code, _, err = invoke("decide", str(path))
         assert code == 3 and "no log line could be read" in err
+
+
+def test_a_mistyped_subcommand_is_not_taken_for_a_path(tmp_path: Path) -> None:
+    """`ha-analyze analyse logs/` (issue 17, point 8): a word that is no path but close to
+    a command is a usage error that names the command, not a `none` verdict on nothing."""
+    (tmp_path / "train.log").write_text("step 1\n")
+    r = CliRunner().invoke(main, ["analyse", str(tmp_path)])
+    assert r.exit_code == 2
+    assert "did you mean 'analyze'" in r.output and "NONE" not in r.output
+    # a path of that name is a path
+    (tmp_path / "analyse").write_text("step 1\n")
+    r = CliRunner().invoke(main, [str(tmp_path / "analyse")])
+    assert r.exit_code == 0 and "NONE" in r.output
+
+
+def test_an_unknown_table_suffix_is_an_error_not_json_lines(tmp_path: Path) -> None:
+    (tmp_path / "job").mkdir()
+    (tmp_path / "job" / "train.log").write_text("step 1\n")
+    out = tmp_path / "verdicts.foo"
+    r = CliRunner().invoke(main, ["batch", str(tmp_path), "--out", str(out)])
+    assert r.exit_code == 2 and ".parquet, .csv, .jsonl" in r.output
+    assert not out.exists()
