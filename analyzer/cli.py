@@ -218,6 +218,13 @@ def analyze_cmd(
         verdict = analyze(list(paths), settings)
     except PatternError as e:
         raise click.UsageError(str(e)) from None
+    unreadable = not verdict.stats.lines  # a missing path, an empty folder, only binaries
+    if unreadable and fmt != "json":
+        # nothing was read: an error, not a verdict headline (the JSON keeps its object,
+        # the partial result a program reads)
+        click.echo("ha-analyze: nothing to analyse in " + ", ".join(paths), err=True)
+        _echo_notes(verdict.stats.notes or tuple(verdict.stats.unreadable))
+        sys.exit(EXIT_UNREADABLE)
     if fmt == "json":
         from .sinks import json as json_sink
 
@@ -231,7 +238,7 @@ def analyze_cmd(
         from .sinks import text
 
         click.echo(text.render(verdict, settings.lang))
-    if verdict.stats.files == 0 and (verdict.stats.unreadable or verdict.stats.skipped):
+    if unreadable:
         sys.exit(EXIT_UNREADABLE)
     if exit_code:
         from .history import Attempt

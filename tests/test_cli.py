@@ -250,3 +250,19 @@ def test_an_unknown_table_suffix_is_an_error_not_json_lines(tmp_path: Path) -> N
     r = CliRunner().invoke(main, ["batch", str(tmp_path), "--out", str(out)])
     assert r.exit_code == 2 and ".parquet, .csv, .jsonl" in r.output
     assert not out.exists()
+
+
+@pytest.mark.parametrize("kind", ["missing", "empty-folder", "binary-only"])
+def test_nothing_to_read_is_an_error_without_a_verdict_headline(tmp_path: Path, kind: str) -> None:
+    """Issue 17, point 8: a missing path, an empty folder or a folder of binaries exits 3
+    with a message on stderr and no `NONE` headline; the JSON keeps its object."""
+    target = tmp_path / "logs"
+    if kind != "missing":
+        target.mkdir()
+    if kind == "binary-only":
+        (target / "core.bin").write_bytes(bytes(range(256)) * 64)
+    code, out, err = invoke(str(target))
+    assert code == 3 and "NONE" not in out
+    assert "nothing to analyse" in err
+    code, out, _ = invoke(str(target), "--format", "json")
+    assert code == 3 and json.loads(out)["category"] == "none"
