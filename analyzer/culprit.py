@@ -263,21 +263,27 @@ def _blamed(hit: Hit, rank: int, ev: Evidence) -> Hit:
 _WAITS = frozenset({"collective_timeout", "network_fault"})
 
 
+def _waited_on(hit: Hit, ev: Evidence) -> set[int]:
+    """The ranks a waiting rank's line names as the one it waited for (`remote_rank`),
+    lost (a heartbeat's `location`) or never saw join (HCCL's topology detection:
+    `agent[1,3,5,7,]`)."""
+    if hit.rank is None or hit.signature.category not in _WAITS:
+        return set()
+    remote = hit.captures.get("remote_rank", "").strip()
+    targets = {int(remote)} if remote.isdigit() else set()
+    located = _located(hit, ev)
+    targets |= {located} if located is not None else set()
+    targets |= {int(x) for x in hit.captures.get("missing_ranks", "").split(",") if x.isdigit()}
+    targets.discard(hit.rank)
+    return targets
+
+
 def waits(hits: list[Hit], ev: Evidence) -> dict[int, set[int]]:
-    """Who waited for whom: each rank that reported a wait, and the ranks its lines name
-    as the one it waited for (`remote_rank`) or lost (a heartbeat's `location`)."""
+    """Who waited for whom: each rank that reported a wait, and the ranks it names."""
     graph: dict[int, set[int]] = {}
     for h in hits:
-        if h.rank is None or h.signature.category not in _WAITS:
-            continue
-        remote = h.captures.get("remote_rank", "").strip()
-        targets = {int(remote)} if remote.isdigit() else set()
-        located = _located(h, ev)
-        targets |= {located} if located is not None else set()
-        # the ranks that never joined (HCCL's topology detection: `agent[1,3,5,7,]`)
-        targets |= {int(x) for x in h.captures.get("missing_ranks", "").split(",") if x.isdigit()}
-        targets.discard(h.rank)
-        if targets:
+        targets = _waited_on(h, ev)
+        if h.rank is not None and targets:
             graph.setdefault(h.rank, set()).update(targets)
     return graph
 
@@ -306,8 +312,8 @@ def _waited_for(root: Hit, hits: list[Hit], ev: Evidence) -> Hit | None:
     own = [h for h in hits if h.rank == end]
     if own:
         return own[0]
-    naming = [h for h in hits if end in next(iter(waits([h], ev).values()), set())]
-    return _blamed(naming[0], end, ev)
+    naming = next(h for h in hits if end in _waited_on(h, ev))
+    return _blamed(naming, end, ev)
 
 
 def _stall(ev: Evidence, hits: list[Hit]) -> Stall | None:
@@ -591,12 +597,13 @@ def _with_rank(hit: Hit, rank: int | None, host: str | None = None) -> Hit:
     return replace(hit, rank=rank, host=host or hit.host)
 
 
-def spread(ev: Evidence, root: Hit | None) -> Spread | None:
-    """How the failure spread: each deciding rank's first report on the reference clock
-    (the first and last of them), the wait graph, and for a root line that names the
-    rank at its other end, the link's two ends. None when fewer than two ranks report."""
+def spread(ev: Evidence, hits: list[Hit], root: Hit | None) -> Spread | None:
+    """How the failure spread: each deciding rank's first report (`hits`: rule 1's) on
+    the reference clock (the first and last of them), the wait graph, and for a root line
+    that names the rank at its other end, the link's two ends. None when fewer than two
+    ranks report."""
     first: dict[int, tuple[float, Hit]] = {}
-    for h in deciding(ev):
+    for h in hits:
         if h.rank is None or h.signature.role not in ("cause", "symptom"):
             continue
         at = ev.clocks.corrected(h)
@@ -611,7 +618,7 @@ def spread(ev: Evidence, root: Hit | None) -> Spread | None:
         device = h.identity.device if h.identity else None
         return Reported(h.rank or 0, h.host, device, time, h.signature.id)
 
-    graph = waits(deciding(ev), ev)
+    graph = waits(hits, ev)
     remote = root.captures.get("remote_rank", "").strip() if root is not None else ""
     link = (
         (root.rank, int(remote))

@@ -443,7 +443,7 @@ def decide(
     """
     deciding_hits = deciding(ev)
     culprit = choose(ev)
-    spread_ = spread(ev, culprit.hit if culprit is not None else None)
+    spread_ = spread(ev, deciding_hits, culprit.hit if culprit is not None else None)
     verdict = partial(
         _with_targets,
         ev.job,

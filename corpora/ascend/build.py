@@ -357,11 +357,11 @@ def _label(category: str, rank: int | None, job: Job, why: str) -> dict[str, obj
     }
 
 
-def _ring_waits(job: Job, culprit: int, t: float, skip: frozenset[int] = frozenset()) -> None:
+def _ring_waits(job: Job, culprit: int, t: float) -> None:
     """Every rank but the culprit times out in a notify wait on its ring predecessor."""
     n = len(job.world)
     for r in job.world:
-        if r.rank == culprit or r.rank in skip:
+        if r.rank == culprit:
             continue
         prev = (r.rank - 1) % n
         job.screen[r.rank] += [
@@ -477,7 +477,7 @@ def npu_oom_one_rank() -> tuple[Job, dict[str, object]]:
         "58.39 GiB reserved in total by PyTorch) If reserved memory is >> allocated memory try setting "
         "max_split_size_mb to avoid fragmentation.",
     ]
-    _ring_waits(job, 5, 1900, skip=frozenset({5}))
+    _ring_waits(job, 5, 1900)
     return job, _label(
         "device_oom", 5, job, "rank 5 ran out of NPU memory; the others' waits are echoes"
     )
@@ -493,7 +493,7 @@ def hbm_uce_device_log() -> tuple[Job, dict[str, object]]:
         "time us=67672363666.[FUNC:ProcHBMRas][FILE:stars_engine.cc]",
     ]
     job.screen[2] += ["[rank2]: RuntimeError: NPU function error: UCE ERROR., error code is 507053"]
-    _ring_waits(job, 2, 3100, skip=frozenset({2}))
+    _ring_waits(job, 2, 3100)
     return job, _label("device_fault", 2, job, "HBM uncorrectable ECC on NPU 2 of worker-0")
 
 
@@ -505,7 +505,7 @@ def device_heartbeat_lost() -> tuple[Job, dict[str, object]]:
         "[rank6]: [Error]: The task scheduler loses the heartbeat. ",
         f"[rank6]:         Device[{job.r(6).device}] lost heartbeat.[FUNC:SyncTask][FILE:direct_hwts_engine.cc][LINE:407]",
     ]
-    _ring_waits(job, 6, 1950, skip=frozenset({6}))
+    _ring_waits(job, 6, 1950)
     return job, _label(
         "device_fault", 6, job, "NPU 2 of worker-1 lost its task-scheduler heartbeat"
     )
@@ -603,7 +603,7 @@ def sdma_error_remote() -> tuple[Job, dict[str, object]]:
         "[src:[0x12c180000000], dst:[0x12c041800000], size:[0x80], notify id:[0xffffffffffffffff], "
         "link type:[HCCS], remote rank:[2]].",
     ]
-    _ring_waits(job, 1, 2800, skip=frozenset({1}))
+    _ring_waits(job, 1, 2800)
     return job, _label(
         "network_fault", 1, job, "an SDMA copy over HCCS from rank 1 to rank 2 failed"
     )
@@ -618,7 +618,7 @@ def aicore_error() -> tuple[Job, dict[str, object]]:
         "dieId:0), serial number is 8, there is an aicore error exception, core id is 0, error code = 95, "
         "dump info: pc start: 0x100040800008, current: 0x10004080016c",
     ]
-    _ring_waits(job, 0, 2500, skip=frozenset({0}))
+    _ring_waits(job, 0, 2500)
     return job, _label("user_code_error", 0, job, "an AI Core kernel faulted on rank 0")
 
 
@@ -628,7 +628,7 @@ def aicpu_op_timeout() -> tuple[Job, dict[str, object]]:
     job.screen[7] += [
         "[rank7]: RuntimeError: Execution_Error_AICPU_Operator_Timeout(E30008): AI CPU operator execution timed out."
     ]
-    _ring_waits(job, 7, 2500, skip=frozenset({7}))
+    _ring_waits(job, 7, 2500)
     return job, _label("user_code_error", 7, job, "an AI CPU operator timed out on rank 7")
 
 
@@ -642,7 +642,7 @@ def hal_mem_alloc() -> tuple[Job, dict[str, object]]:
         f"drvFlag=216172782123369479, drvRetCode=6, device_id {r.device}, ErrCode=207001, desc=[driver "
         "error:out of memory], InnerCode=0x7020016",
     ]
-    _ring_waits(job, 3, 2500, skip=frozenset({3}))
+    _ring_waits(job, 3, 2500)
     return job, _label("device_oom", 3, job, "the NPU driver could not allocate memory for rank 3")
 
 
@@ -689,7 +689,7 @@ def inconsistent_args() -> tuple[Job, dict[str, object]]:
     job.screen[2] += [
         f"[rank2]: EI0005: The arguments for collective communication are inconsistent between ranks: tag [{TAG}], parameter [count], local [9556480], remote [9555712]"
     ]
-    _ring_waits(job, 2, 1900, skip=frozenset({2}))
+    _ring_waits(job, 2, 1900)
     return job, _label("user_code_error", 2, job, "rank 2 called the collective with another count")
 
 
@@ -701,7 +701,7 @@ def ecc_bbox_event_only() -> tuple[Job, dict[str, object]]:
         f"[ERROR] KERNEL(3551,sklogd):{plog_time(at(1000))} [klogd.c:242][583711.100201] Add event_id to bbox. "
         f"(dev_id={r.device}; event_id=0x80e01801;bbox_code=0xa8028802)",
     ]
-    _ring_waits(job, 5, 2900, skip=frozenset({5}))
+    _ring_waits(job, 5, 2900)
     return job, _label(
         "device_fault", 5, job, "the NPU's black box records an HBM UCE on device 1 of worker-1"
     )
@@ -881,7 +881,7 @@ def kbox_multibit_ecc() -> tuple[Job, dict[str, object]]:
         f"[rank1]: [ERROR] {at(1200).strftime('%Y-%m-%d-%H:%M:%S')} (PID:{r.pid}, Device:{r.device}, "
         "RankID:1) ERR00100 PTA call acl api failed",
     ]
-    _ring_waits(job, 1, 3100, skip=frozenset({1}))
+    _ring_waits(job, 1, 3100)
     return job, _label(
         "device_fault", 1, job, "kbox.txt of NPU 1 on worker-0 records a multi-bit ECC"
     )
@@ -898,7 +898,7 @@ def memory_async_copy_failed() -> tuple[Job, dict[str, object]]:
         "[rank6]:         rtStreamSynchronizeWithTimeout execute failed, reason=[sdma copy error]"
         "[FUNC:FuncErrorReason][FILE:error_message_manage.cc][LINE:53]",
     ]
-    _ring_waits(job, 6, 2700, skip=frozenset({6}))
+    _ring_waits(job, 6, 2700)
     return job, _label("device_fault", 6, job, "an SDMA copy failed on NPU 2 of worker-1")
 
 
@@ -911,7 +911,7 @@ def fault_manager_event() -> tuple[Job, dict[str, object]]:
         "event_type: [fault], severity: [critical], device_id: [3], assertion: [occur]"
     ]
     job.screen[3] += ["[rank3]: RuntimeError: NPU function error: UCE ERROR., error code is 507053"]
-    _ring_waits(job, 3, 2800, skip=frozenset({3}))
+    _ring_waits(job, 3, 2800)
     return job, _label(
         "device_fault", 3, job, "the fault manager of NPU 3 on worker-0 reports 0x80E01809"
     )
