@@ -2,7 +2,8 @@
 
 `ha-analyze PATH...` is short for `ha-analyze analyze PATH...`, the command people type
 right after a failure. Exit codes: 0 analysed (whatever the verdict), 1 a `patterns test`
-failed, 2 usage error (bad option, bad pattern file), 3 no input could be read at all.
+failed, 2 usage error (bad option, bad pattern file), 3 no input could be read at all,
+4/5/6 `watch --exit-on` saw a failure / a hang / ran out of --timeout.
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ class _DefaultGroup(click.Group):
     a word that is no path but close to a subcommand is a typo (`analyse`), not a log."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        head, args = _global_options(args)
+        if head[-1:] == ["--color"]:
+            raise click.UsageError("--color needs a value: auto, always or never", ctx)
         if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
             first = args[0]
             if first != "-" and not first.startswith("-") and not Path(first).exists():
@@ -44,11 +48,50 @@ class _DefaultGroup(click.Group):
                         f"no such command or path: {first!r}; did you mean {close[0]!r}?", ctx
                     )
             args = ["analyze", *args]
-        return super().parse_args(ctx, args)
+        return super().parse_args(ctx, [*head, *args])
+
+
+def _global_options(args: list[str]) -> tuple[list[str], list[str]]:
+    """The group's `--color` taken out of the arguments (anywhere before a `--`:
+    `ha-analyze logs/ --color never`, as kubectl takes its global flags), and the rest:
+    the group parses the first, the command the second."""
+    end = args.index("--") if "--" in args else len(args)
+    head: list[str] = []
+    rest: list[str] = []
+    i = 0
+    while i < end:
+        if args[i] == "--color":
+            head += args[i : min(i + 2, end)]
+            i += 2
+        else:
+            (head if args[i].startswith("--color=") else rest).append(args[i])
+            i += 1
+    return head, [*rest, *args[end:]]
+
+
+def _colour(ctx: click.Context, _param: click.Parameter, value: str) -> str:
+    """`--color` as ripgrep and ls take it; `auto` honours NO_COLOR (no-color.org: set
+    and not empty turns colour off) and otherwise colours only a terminal (click's own
+    test). Subcommands inherit the context's choice."""
+    if value == "always":
+        ctx.color = True
+    elif value == "never" or os.environ.get("NO_COLOR"):
+        ctx.color = False
+    return value
 
 
 @click.group(cls=_DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="ha-analyze")
+@click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_colour,
+    help="Colour the text report: auto (a terminal, unless NO_COLOR is set), always, never.",
+)
 def main() -> None:
     """Find the root cause of a failed GPU/NPU training job in its logs.
 
@@ -249,6 +292,7 @@ def analyze_cmd(
 
 EXIT_FAILURE_SEEN = 4
 EXIT_HANG = 5
+EXIT_WATCH_TIMEOUT = 6  # watch --timeout ran out before an --exit-on event
 
 
 @main.command("watch")
@@ -268,8 +312,8 @@ def watch_cmd(
     paths: tuple[str, ...], interval: float, exit_on: str, timeout: float | None, **options: Any
 ) -> None:
     """Follow growing logs; print one JSON line per event (failure, hang_suspected,
-    hang_confirmed, finished). Exit codes with --exit-on: 4 failure, 5 hang, 0 finished
-    (or the timeout passed)."""
+    hang_confirmed, finished). Exit codes with --exit-on: 4 failure, 5 hang, 0 finished;
+    6 when --timeout ran out first; 0 on Ctrl-C."""
     import time
 
     from .watch import Watcher
@@ -294,7 +338,8 @@ def watch_cmd(
             sys.stdout.flush()
             time.sleep(interval)
     except KeyboardInterrupt:
-        pass
+        return
+    sys.exit(EXIT_WATCH_TIMEOUT)
 
 
 @main.group("patterns")
@@ -628,7 +673,14 @@ def batch_cmd(
 )
 def report_cmd(table: str, html_out: str) -> None:
     """One self-contained HTML report from a batch table (verdicts.parquet, .csv, .jsonl)."""
-    from .report import write_report
+    from .report import TableError, write_report
 
-    n = write_report(Path(table), Path(html_out))
+    try:
+        n = write_report(Path(table), Path(html_out))
+    except TableError as e:
+        click.echo(f"ha-analyze: {e}", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    except OSError as e:
+        click.echo(f"ha-analyze: cannot write {html_out}: {e.strerror or e}", err=True)
+        sys.exit(EXIT_UNREADABLE)
     click.echo(f"{n} jobs -> {html_out}")

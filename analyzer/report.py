@@ -18,6 +18,7 @@ from typing import Any
 
 from .taxonomy import category_name, recovery_name
 from .templates import mine
+from .types import AnalyzerError
 
 _PALETTE = (
     "#d62728", "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b",
@@ -27,21 +28,52 @@ _ATTEMPT = re.compile(r"^(?P<base>.+?)[/_-]+(?:attempt|retry|restart)[_-]?(?P<n>
 _MAX_JOB_ROWS = 5000
 
 
+class TableError(AnalyzerError):
+    """A file that is not a batch table: unreadable, corrupt, or without the columns a
+    batch writes. The message is one line naming the file and what is wrong."""
+
+
+# the columns every batch table has (analyzer.batch.COLUMNS), by which one is recognised
+_REQUIRED = ("job_id", "category")
+
+
 def load_rows(path: Path) -> list[dict[str, Any]]:
-    """A batch table (Parquet, CSV or JSON lines) as row dicts."""
+    """A batch table (Parquet, CSV or JSON lines) as row dicts; TableError when the file
+    cannot be read as one."""
+    try:
+        rows, columns = _read_rows(path)
+    except (OSError, UnicodeDecodeError, ValueError, TypeError) as e:
+        # pyarrow's ArrowInvalid and json's JSONDecodeError are ValueErrors
+        reason = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise TableError(f"{path}: not a readable batch table ({reason})") from None
+    if any(not isinstance(r, dict) for r in rows):
+        raise TableError(f"{path}: not a batch table (a line is not a JSON object)")
+    missing = [c for c in _REQUIRED if c not in columns]
+    if missing:
+        raise TableError(f"{path}: not a batch table (no {' or '.join(missing)} column)")
+    return rows
+
+
+def _read_rows(path: Path) -> tuple[list[Any], set[str]]:
+    """The rows and the column names of a table (an empty JSON-lines file has none)."""
     suffix = path.suffix.lower()
     if suffix == ".parquet":
         import pyarrow.parquet as pq
 
-        return list(pq.read_table(path).to_pylist())
+        table = pq.read_table(path)
+        return list(table.to_pylist()), set(table.column_names)
     if suffix == ".csv":
         import csv
 
         with open(path, newline="", encoding="utf-8") as f:
-            return [dict(r) for r in csv.DictReader(f)]
+            reader = csv.DictReader(f)
+            return [dict(r) for r in reader], set(reader.fieldnames or ())
     import json
 
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    text = path.read_text(encoding="utf-8")
+    rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+    first = rows[0] if rows and isinstance(rows[0], dict) else None
+    return rows, set(first) if first is not None else set(_REQUIRED if not rows else ())
 
 
 def _e(value: object) -> str:

@@ -266,3 +266,62 @@ def test_nothing_to_read_is_an_error_without_a_verdict_headline(tmp_path: Path, 
     assert "nothing to analyse" in err
     code, out, _ = invoke(str(target), "--format", "json")
     assert code == 3 and json.loads(out)["category"] == "none"
+
+
+def test_colour_follows_color_and_no_color(job: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 17, point 8: `--color always|never|auto` anywhere before `--`, and NO_COLOR
+    (no-color.org) turning `auto` off; `always` wins over NO_COLOR, as ripgrep does."""
+    escape = "\x1b["
+
+    def styled(*args: str, no_color: str | None = None) -> bool:
+        if no_color is None:
+            monkeypatch.delenv("NO_COLOR", raising=False)
+        else:
+            monkeypatch.setenv("NO_COLOR", no_color)
+        r = CliRunner().invoke(main, list(args), color=True)  # as on a terminal
+        assert r.exit_code == 0, r.output
+        return escape in r.stdout
+
+    assert styled(str(job))
+    assert not styled(str(job), no_color="1")
+    assert styled(str(job), no_color="")  # set but empty: colour stays on
+    assert not styled(str(job), "--color", "never")
+    assert not styled("--color=never", str(job))
+    assert styled(str(job), "--color", "always", no_color="1")
+    r = CliRunner().invoke(main, [str(job), "--color"])
+    assert r.exit_code == 2 and "--color needs a value" in r.output
+
+
+def test_watch_that_times_out_has_its_own_exit_code(tmp_path: Path) -> None:
+    """Issue 17, point 8: a watch whose --timeout runs out before any --exit-on event
+    exits 6, so a script can tell it from `finished` (0)."""
+    (tmp_path / "rank0.log").write_text("2026-11-29 10:00:00,000 INFO step 1\n")
+    r = CliRunner().invoke(
+        main,
+        ["watch", str(tmp_path), "--interval", "0.05", "--timeout", "0.3", "--exit-on", "failure"],
+    )
+    assert r.exit_code == 6, r.output
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "says"),
+    [
+        ("v.parquet", b"PAR1 not really", "not a readable batch table"),
+        ("v.jsonl", b'{"job_id": "a",\n', "not a readable batch table"),
+        ("v.jsonl", b"[1, 2]\n", "a line is not a JSON object"),
+        ("v.csv", b"host,when\nn1,today\n", "no job_id or category column"),
+        ("v.csv", b"\xff\xfe\x00garbage", "not a readable batch table"),
+    ],
+)
+def test_report_on_a_bad_table_is_one_line_not_a_traceback(
+    tmp_path: Path, name: str, data: bytes, says: str
+) -> None:
+    """Issue 17, point 8: `report` on a file that is no batch table says so in one line
+    on stderr and exits 3; no HTML is written."""
+    table = tmp_path / name
+    table.write_bytes(data)
+    out = tmp_path / "r.html"
+    code, stdout, err = invoke("report", str(table), "--html", str(out))
+    assert code == 3 and stdout == ""
+    assert says in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert not out.exists()
