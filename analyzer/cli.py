@@ -276,7 +276,7 @@ def analyze_cmd(
     elif fmt == "timeline":
         from .sinks import timeline
 
-        click.echo(timeline.render(verdict))
+        click.echo(timeline.render(verdict, settings.lang))
     else:
         from .sinks import text
 

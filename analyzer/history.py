@@ -29,6 +29,7 @@ class Attempt:
     signature: str | None = None
     host: str | None = None
     last_step: int | None = None  # the furthest step any rank reached
+    confidence: float = 1.0  # the verdict's; a line of history without one counts as sure
 
     @classmethod
     def of(cls, verdict: Verdict | Mapping[str, Any]) -> Attempt:
@@ -41,6 +42,7 @@ class Attempt:
             rc.get("signature"),
             rc.get("host"),
             max(steps) if steps else None,
+            float(d["confidence"]) if isinstance(d.get("confidence"), int | float) else 1.0,
         )
 
 

@@ -10,6 +10,7 @@ data; the defaults below are the taxonomy's, with every feature enabled.
 features: [checkpoint_resume, auto_restart, unconditional_restart, hang_restart]
 scenario: multi_node            # single_node | multi_node | large_model
 retries: 3                      # default budget per category
+guess_below: 0.6                # a stop on a verdict less sure than this restarts once
 rules:                          # first match wins; category and/or signature
   - {signature: hccl-link-flap, recovery: operator_retry, retries: 5}
   - {category: network_fault, repeat: 2, recovery: pod_reschedule}
@@ -30,6 +31,7 @@ import yaml
 from .history import Attempt, lemon_hosts, sticky
 from .taxonomy import CATEGORIES, RECOVERIES
 from .types import AnalyzerError
+from .verdict import GUESS_BELOW
 
 STOP = "fix_and_resubmit"
 SCENARIOS = ("single_node", "multi_node", "large_model")
@@ -90,6 +92,10 @@ class Policy:
     retries: int = 3
     rules: tuple[Rule, ...] = ()
     ladder: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: dict(LADDER))
+    # A verdict less sure than this that says "stop" is a guess (a bare SIGKILL read as
+    # host OOM): one restart shows whether the job fails the same way before a person is
+    # asked to fix something that may not be broken. 0 turns it off.
+    guess_below: float = GUESS_BELOW
 
     def available(self, recovery: str) -> str | None:
         """`recovery`, or the first enabled feature down its ladder."""
@@ -148,6 +154,21 @@ def decide(
             "stop", STOP, preferred, cat, len(same), budget, lemons, reason, EXIT_PERMANENT
         )
 
+    if preferred == STOP and current.confidence < policy.guess_below and len(same) == 1:
+        preferred = policy.available("auto_restart") or STOP
+        if preferred != STOP:
+            return Decision(
+                "restart",
+                preferred,
+                STOP,
+                cat,
+                1,
+                1,
+                lemons,
+                f"{cat} is a guess (confidence {current.confidence:.2f}): one restart "
+                "to see whether it fails the same way",
+                _EXIT.get(preferred, EXIT_RESTART),
+            )
     if preferred == STOP:
         return stop(f"{cat}: restarting cannot help; fix and resubmit")
     why_sticky = sticky(current, history)
@@ -190,7 +211,7 @@ def load_policy(path: str | Path) -> Policy:
     def fail(what: str) -> AnalyzerError:
         return AnalyzerError(f"{path}: {what}")
 
-    unknown = set(data) - {"features", "scenario", "retries", "rules", "ladder"}
+    unknown = set(data) - {"features", "scenario", "retries", "guess_below", "rules", "ladder"}
     if unknown:
         raise fail(f"unknown field(s): {', '.join(sorted(unknown))}")
     features = frozenset(data.get("features", sorted(RESTARTS)))
@@ -203,6 +224,9 @@ def load_policy(path: str | Path) -> Policy:
     retries = data.get("retries", 3)
     if not isinstance(retries, int) or retries < 0:
         raise fail("retries: must be a non-negative integer")
+    guess_below = data.get("guess_below", Policy.guess_below)
+    if not isinstance(guess_below, int | float) or not 0 <= guess_below <= 1:
+        raise fail("guess_below: must be a number from 0 to 1")
     rules = []
     for i, r in enumerate(data.get("rules") or []):
         if not isinstance(r, dict) or set(r) - {
@@ -231,4 +255,4 @@ def load_policy(path: str | Path) -> Policy:
         if k not in RECOVERIES or not all(x in RECOVERIES for x in v):
             raise fail(f"ladder.{k}: recovery ids only")
         ladder[k] = tuple(v)
-    return Policy(features, scenario, retries, tuple(rules), ladder)
+    return Policy(features, scenario, retries, tuple(rules), ladder, float(guess_below))

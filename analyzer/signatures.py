@@ -365,6 +365,16 @@ def _parse_signature(
     return sig, override
 
 
+def section(description: str, heading: str) -> str:
+    """The text under one `### heading` of a signature's description, as one paragraph
+    (the text report quotes "What to do")."""
+    marker = f"### {heading}"
+    if marker not in description:
+        return ""
+    body = description.split(marker, 1)[1].split("\n### ", 1)[0]
+    return " ".join(body.split())
+
+
 def _raised_in(value: Any, fail: Any) -> tuple[tuple[str, str], ...]:
     """`raised_in: {category: regex}`: the category a line has when a frame of its
     traceback (a `File "...", line N, in f` line) matches the regex."""

@@ -92,6 +92,50 @@ RECOVERIES: dict[str, tuple[str, str]] = {
 }
 
 
+# What each recovery does, as shared/spec/taxonomy.md says it (the text report's advice).
+_MEANINGS: dict[str, tuple[str, str]] = {
+    "checkpoint_resume": (
+        "restart the job from the newest complete checkpoint",
+        "从最新的完整检查点重启作业",
+    ),
+    "auto_restart": (
+        "restart the job automatically; the failure is one that a restart survives",
+        "自动重启作业；这类故障重启后可恢复",
+    ),
+    "unconditional_restart": (
+        "restart after any failure, recognised or not",
+        "无论是否识别出故障都重启作业",
+    ),
+    "hang_detection": (
+        "watch for a job that makes no progress although its processes live",
+        "检测进程存活但不再前进的作业",
+    ),
+    "hang_restart": ("kill the hung job and restart it", "终止卡死的作业并重启"),
+    "operator_retry": (
+        "re-execute the failed operator or collective in place",
+        "原地重新执行失败的算子或集合通信",
+    ),
+    "pod_reschedule": (
+        "move the failed pod(s) to other nodes; the rest of the job keeps its nodes",
+        "将故障 Pod 迁移到其他节点，作业其余部分保留原节点",
+    ),
+    "isolate_and_reschedule": (
+        "mark the faulty node bad, then reschedule the whole job elsewhere",
+        "将故障节点标记为不可用，再将整个作业重新调度到其他节点",
+    ),
+    "fix_and_resubmit": (
+        "restarting cannot help; a person must change code, config or data first",
+        "重启无济于事；需先修改代码、配置或数据",
+    ),
+}
+
+
+def recovery_meaning(recovery: str, lang: str) -> str:
+    """What a recovery does, in a sentence."""
+    en, zh = _MEANINGS.get(recovery, ("", ""))
+    return zh + "。" if lang == "zh" else en + "."
+
+
 def recovery_name(recovery: str, lang: str) -> str:
     if recovery == NONE:
         return "无需恢复" if lang == "zh" else "none"

@@ -40,6 +40,10 @@ MAX_FINDINGS = 200
 # verdict stays what the signatures said (`unknown` or `none`): a wrong confident answer
 # sends a restart controller down the wrong path, an honest unknown does not.
 MODEL_THRESHOLD = 0.6
+# A signature verdict less sure than this rests on weak evidence (a bare SIGKILL read as
+# host OOM, a warning-level cause among rivals): the summary says it is a guess, and the
+# default policy restarts once before it stops on one (analyzer.policy).
+GUESS_BELOW = 0.6
 
 _BASE_CONFIDENCE = {
     "cause": {"fatal": 0.9, "error": 0.75, "warning": 0.55},
@@ -93,7 +97,18 @@ def reading(root: Hit) -> str:
 _FRAME = re.compile(r'File "[^"]*", line \d+, in \S')
 
 
-def _summary(root: Hit, findings: list[Finding], lang: str, category: str) -> str:
+def finding_kind(category: str, explained: bool, lang: str = "en") -> str:
+    """What a finding is, as the reports name it: a `preempted` line that the root cause
+    explains is the launcher's SIGTERM to the other workers after the failure, their
+    teardown, not a preemption of the job."""
+    if explained and category == "preempted":
+        return "拆除" if lang == "zh" else "teardown"
+    return category
+
+
+def _summary(
+    root: Hit, findings: list[Finding], lang: str, category: str, explained: frozenset[str]
+) -> str:
     where = []
     if root.rank is not None:
         where.append(f"rank {root.rank}")
@@ -101,7 +116,7 @@ def _summary(root: Hit, findings: list[Finding], lang: str, category: str) -> st
         where.append(root.host)
     telling = [f for f in findings if f.signature.severity != "info"]  # info is context
     others = Counter(
-        f.signature.category
+        finding_kind(f.signature.category, f.signature.id in explained)
         for f in telling
         if f.first is not root and f.signature.role != "cause"
         for _ in range(f.count)
@@ -130,6 +145,18 @@ def _waited(culprit: Culprit | None, spread_: Spread | None, lang: str) -> str:
     if lang == "zh":
         return f" 各 rank 的等待链止于 rank {rank}：{shown}。"
     return f" The ranks' waits end at rank {rank}: {shown}."
+
+
+def _guess(confidence: float, lang: str) -> str:
+    """Said plainly when the line that decides is weak evidence of its category."""
+    if confidence >= GUESS_BELOW:
+        return ""
+    if lang == "zh":
+        return f" 证据薄弱（置信度 {confidence:.2f}）：这是推测，请按下文的建议核实。"
+    return (
+        f" The evidence is weak (confidence {confidence:.2f}): this is a guess; "
+        "check it as the advice below says."
+    )
 
 
 def _stall_root(stall: Stall, lang: str, ev: Evidence) -> tuple[RootCause, str]:
@@ -564,12 +591,15 @@ def decide(
     root_first = [f for f in findings if (f.signature.id, template(f.first.text)) == key]
     rest = [f for f in findings if f not in root_first]
     ordered = tuple((root_first + rest)[:MAX_FINDINGS])
+    confidence = _confidence(root, deciding_hits)
     return verdict(
         category=category,
         recovery=recovery,
         retryable=retryable,
-        confidence=_confidence(root, deciding_hits),
-        summary=_summary(root, findings, lang, category) + _waited(culprit, spread_, lang),
+        confidence=confidence,
+        summary=_summary(root, findings, lang, category, frozenset(e.signature for e in explained))
+        + _waited(culprit, spread_, lang)
+        + _guess(confidence, lang),
         root_cause=rc,
         root=root,
         findings=ordered,

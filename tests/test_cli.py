@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -325,3 +326,71 @@ def test_report_on_a_bad_table_is_one_line_not_a_traceback(
     assert code == 3 and stdout == ""
     assert says in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert not out.exists()
+
+
+TORCHRUN_RUNS = Path(__file__).resolve().parent.parent / "corpora" / "torchrun" / "runs"
+ASCEND = Path(__file__).resolve().parent.parent / "corpora" / "ascend" / "bundles"
+
+
+def test_the_text_report_ends_with_what_to_do() -> None:
+    """Issue 17, point 7: the report ends with the recovery in words, the host to cordon,
+    the checkpoint a restart resumes from and the root signature's own advice."""
+    code, out, _ = invoke(str(ASCEND / "hbm-uce-device-log" / "logs"), "--color", "never")
+    assert code == 0
+    todo = out[out.index("What to do:") :]
+    assert out.rstrip().endswith(todo.rstrip())  # the last section
+    assert "isolate_and_reschedule (isolate node and reschedule job): mark the faulty" in todo
+    assert "Cordon worker-0 and reschedule the job elsewhere." in todo
+    assert "From torch-npu-uce-error: Isolate the node" in todo
+    code, out, _ = invoke(str(TORCHRUN_RUNS / "hang" / "logs"))
+    todo = " ".join(out[out.index("What to do:") :].split())
+    assert "Resume from checkpoints/checkpoint-100.pt (step 100;" in todo
+
+
+def test_a_bare_sigkill_is_called_a_guess_and_teardown_is_not_preemption() -> None:
+    """Issue 17, points 4 and 7: a worker killed by SIGKILL with no OOM-killer line is a
+    guess, said so plainly; torchrun's SIGTERM to the other workers is their teardown,
+    not `preempted x3`."""
+    code, out, _ = invoke(str(TORCHRUN_RUNS / "kill" / "logs"))
+    assert code == 0 and out.startswith("HOST_OOM")
+    summary = out.splitlines()[2]
+    assert "The evidence is weak (confidence 0.55): this is a guess" in summary
+    assert "teardown x3" in summary and "preempted" not in summary
+    assert re.search(r"^  symptom +teardown +pytorch-elastic-worker-teardown", out, re.M)
+
+
+def test_a_clean_run_shows_no_confidence_and_no_classifier_guess() -> None:
+    code, out, _ = invoke(str(TORCHRUN_RUNS / "none" / "logs"))
+    assert code == 0 and out.startswith("NONE")
+    assert "confidence" not in out and "Classifier" not in out and "What to do" not in out
+
+
+def test_lang_zh_labels_every_heading_in_chinese() -> None:
+    """Issue 17, point 7: `--lang zh` has no English heading or label left (ids, and the
+    signatures' own messages and advice, stay as written)."""
+    english = ("Root cause", "Also found", "What to do", "decided by", "retryable", "Read ")
+    for bundle in (
+        TORCHRUN_RUNS / "hang",
+        TORCHRUN_RUNS / "kill",
+        ASCEND / "ring-rank-never-arrives",
+    ):
+        code, out, _ = invoke(str(bundle / "logs"), "--lang", "zh")
+        assert code == 0 and "建议操作:" in out and "判定依据" in out
+        assert not [w for w in english if w in out], out
+        assert "first to report" not in out and "waited for:" not in out
+
+
+def test_timeline_columns_line_up() -> None:
+    """Issue 17, point 7: every row's cells start where the header's do, whatever the
+    lengths of the signature ids and times (`?` for a line without one)."""
+    code, out, _ = invoke(str(TORCHRUN_RUNS / "kill" / "logs"), "--format", "timeline")
+    assert code == 0
+    lines = out.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.lstrip().startswith("who "))
+    header = lines[head]
+    starts = [header.index(h) for h in ("last progress", "time", "role", "first telling", "file")]
+    rows = lines[head + 1 : lines.index("", head)]
+    assert len(rows) > 5
+    for row in rows:
+        for s in starts:
+            assert (row[s - 2 : s] == "  " and row[s] != " ") or row[s - 2 : s + 1] == "   ", row

@@ -180,3 +180,34 @@ def test_the_verdict_names_what_to_act_on_and_where_to_resume(tmp_path: Path) ->
     assert v.checkpoint.path == "/ckpt/checkpoint-20.pt" and v.checkpoint.steps_lost == 19
     d = v.to_dict()
     assert d["act_on"]["hosts"] == ["node-7"] and d["checkpoint"]["step"] == 20
+
+
+def test_a_stop_on_a_guess_restarts_once_first(tmp_path: Path) -> None:
+    """Issue 17, point 4: a bare SIGKILL read as host OOM (confidence 0.55) asks a person
+    to fix what may not be broken; the default policy restarts once, and stops when the
+    next attempt fails the same way. A sure stop stops at once; guess_below: 0 turns the
+    rule off."""
+    guess = Attempt("host_oom", "fix_and_resubmit", "pytorch-elastic-sigkill", None, 190, 0.55)
+    first = decide(guess)
+    assert (first.action, first.recovery, first.exit_code) == ("restart", "auto_restart", 200)
+    assert "guess (confidence 0.55)" in first.reason
+    again = decide(guess, [guess])
+    assert again.action == "stop" and again.exit_code == EXIT_PERMANENT
+    sure = Attempt("host_oom", "fix_and_resubmit", "pytorch-cpu-allocator-oom", None, 60, 0.95)
+    assert decide(sure).action == "stop"
+    off = tmp_path / "policy.yaml"
+    off.write_text("guess_below: 0\n")
+    assert decide(guess, policy=load_policy(off)).action == "stop"
+    no_restarts = tmp_path / "none.yaml"
+    no_restarts.write_text("features: [checkpoint_resume]\n")
+    assert decide(guess, policy=load_policy(no_restarts)).recovery == "checkpoint_resume"
+    off.write_text("guess_below: 2\n")
+    with pytest.raises(AnalyzerError, match="guess_below"):
+        load_policy(off)
+
+
+def test_decide_on_a_bare_sigkill_restarts_through_the_cli() -> None:
+    runs = Path(__file__).resolve().parent.parent / "corpora" / "torchrun" / "runs"
+    r = CliRunner().invoke(main, ["decide", str(runs / "kill" / "logs"), "--format", "json"])
+    assert r.exit_code == EXIT_RESTART, r.output
+    assert json.loads(r.output)["decision"]["action"] == "restart"

@@ -6,10 +6,14 @@ at, then what else was seen (counted, never 800 copies), then what could not be 
 
 from __future__ import annotations
 
+import textwrap
+
 import click
 
-from ..taxonomy import category_name, recovery_name
+from ..signatures import section
+from ..taxonomy import category_name, recovery_meaning, recovery_name
 from ..types import Finding, Verdict
+from ..verdict import finding_kind
 from .timeline import spread_lines
 
 _LABELS = {
@@ -31,6 +35,15 @@ _LABELS = {
         "explained": "explained",
         "model": "Classifier",
         "unsure": "not sure enough to decide",
+        "decided": "decided by",
+        "todo": "What to do",
+        "then": "then",
+        "cordon": "Cordon {hosts} and reschedule the job elsewhere.",
+        "move": "Move the pod(s) on {hosts} to other nodes.",
+        "resume": "Resume from {path} (step {step}; {lost} steps since it are lost).",
+        "resume_bare": "Resume from {path}.",
+        "no_ckpt": "The logs show no complete checkpoint: a restart begins at step 0.",
+        "signature": "From {sig}",
     },
     "zh": {
         "root": "根因",
@@ -50,11 +63,29 @@ _LABELS = {
         "explained": "由根因导致",
         "model": "分类模型",
         "unsure": "把握不足，未采用",
+        "decided": "判定依据",
+        "todo": "建议操作",
+        "then": "其次",
+        "cordon": "隔离 {hosts}，将作业重新调度到其他节点。",
+        "move": "将 {hosts} 上的 Pod 迁移到其他节点。",
+        "resume": "从 {path} 恢复（第 {step} 步；其后 {lost} 步需重算）。",
+        "resume_bare": "从 {path} 恢复。",
+        "no_ckpt": "日志中没有完整的检查点：重启将从第 0 步开始。",
+        "signature": "签名 {sig} 的建议（英文）",
     },
 }
-_RETRY = {True: "yes", False: "no", None: "unknown"}
+_RETRY = {
+    "en": {True: "yes", False: "no", None: "unknown"},
+    "zh": {True: "是", False: "否", None: "未知"},
+}
+# recoveries that restart the job, which then resumes from the newest checkpoint
+_RESTARTS = frozenset(
+    {"checkpoint_resume", "auto_restart", "unconditional_restart", "hang_restart",
+     "pod_reschedule", "isolate_and_reschedule"}
+)  # fmt: skip
 _SHOWN = 12
 _WIDTH = 160
+_WRAP = 96
 
 
 def _short(text: str, width: int = _WIDTH) -> str:
@@ -62,36 +93,64 @@ def _short(text: str, width: int = _WIDTH) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def _finding_line(f: Finding, lab: dict[str, str], why: str = "") -> str:
+def _finding_line(f: Finding, lab: dict[str, str], kind: str, why: str = "") -> str:
     s = f.signature
     ranks = (
         f" {len(f.ranks)} {lab['ranks']}"
         if len(f.ranks) > 1
         else (f" rank {f.ranks[0]}" if f.ranks else "")
     )
-    head = (
-        f"  {s.role:<12} {s.category:<18} {s.id}  x{f.count}{ranks}  {f.first.file}:{f.first.line}"
-    )
+    head = f"  {s.role:<12} {kind:<18} {s.id}  x{f.count}{ranks}  {f.first.file}:{f.first.line}"
     return head + why + "\n      " + click.style(_short(f.first.text), dim=True)
+
+
+def _advice(verdict: Verdict, lab: dict[str, str], lang: str) -> list[str]:
+    """What to do, last: the recovery, the hosts it acts on, the checkpoint a restart
+    resumes from, then the root signature's own advice."""
+    if verdict.category == "none":
+        return []
+    rec = verdict.recovery
+    items = [f"{rec} ({recovery_name(rec, lang)}): {recovery_meaning(rec, lang)}"]
+    hosts = ", ".join(verdict.act_on.hosts)
+    if hosts and rec == "isolate_and_reschedule":
+        items.append(lab["cordon"].format(hosts=hosts))
+    elif hosts and rec == "pod_reschedule":
+        items.append(lab["move"].format(hosts=hosts))
+    ck = verdict.checkpoint
+    if rec in _RESTARTS:
+        if ck is not None and ck.path and ck.step is not None and ck.steps_lost is not None:
+            items.append(lab["resume"].format(path=ck.path, step=ck.step, lost=ck.steps_lost))
+        elif ck is not None and ck.path:
+            items.append(lab["resume_bare"].format(path=ck.path))
+        elif verdict.progress:
+            items.append(lab["no_ckpt"])
+    wanted = verdict.root_cause.signature if verdict.root_cause else None
+    sig = next((f.signature for f in verdict.findings if f.signature.id == wanted), None)
+    advice = section(sig.description, "What to do") if sig is not None else ""
+    if advice:
+        items.append(f"{lab['signature'].format(sig=sig.id if sig else '')}: {advice}")
+    wrap = textwrap.TextWrapper(width=_WRAP, initial_indent="  - ", subsequent_indent="    ")
+    return ["", click.style(f"{lab['todo']}:", bold=True), *(wrap.fill(i) for i in items)]
 
 
 def render(verdict: Verdict, lang: str = "en") -> str:
     lab = _LABELS[lang]
     out: list[str] = []
+    clean = verdict.category == "none"
     colour = (
-        "green"
-        if verdict.category == "none"
-        else ("yellow" if verdict.category in ("unknown", "preempted") else "red")
+        "green" if clean else ("yellow" if verdict.category in ("unknown", "preempted") else "red")
     )
     head = (
         f"{verdict.category.upper()} ({category_name(verdict.category, lang)})"
         f"  ->  {verdict.recovery} ({recovery_name(verdict.recovery, lang)})"
     )
     out.append(click.style(head, fg=colour, bold=True))
-    out.append(
-        f"{lab['conf']} {verdict.confidence:.2f}   {lab['retry']}: {_RETRY[verdict.retryable]}"
-        f"   decided by: {verdict.decided_by}"
-    )
+    if not clean:  # a clean run has nothing to be confident about
+        out.append(
+            f"{lab['conf']} {verdict.confidence:.2f}   "
+            f"{lab['retry']}: {_RETRY[lang][verdict.retryable]}   "
+            f"{lab['decided']}: {verdict.decided_by}"
+        )
     out.append(verdict.summary)
     rc = verdict.root_cause
     if rc:
@@ -116,16 +175,16 @@ def render(verdict: Verdict, lang: str = "en") -> str:
             out.append(click.style(line, bold=True) if n == rc.line else line)
     if verdict.spread is not None:
         out.append("")
-        out += [f"  {line}" for line in spread_lines(verdict.spread)]
+        out += [f"  {line}" for line in spread_lines(verdict.spread, lang)]
     m = verdict.model
-    if m is not None:
+    if m is not None and not clean:  # no guess about a run in which nothing failed
         alts = ", ".join(f"{c} {p:.2f}" for c, p in m.alternatives)
         out.append("")
         out.append(
             click.style(f"{lab['model']}: ", bold=True)
             + f"{m.category} p={m.probability:.2f}"
             + ("" if m.decided else f" ({lab['unsure']})")
-            + (f"; then {alts}" if alts else "")
+            + (f"; {lab['then']} {alts}" if alts else "")
         )
     others = [
         f
@@ -145,7 +204,8 @@ def render(verdict: Verdict, lang: str = "en") -> str:
             if e is not None:
                 delay = f", {e.delay:+.0f}s" if e.delay is not None else ""
                 why = click.style(f"  <- {lab['explained']} ({e.rule}{delay})", fg="cyan")
-            out.append(_finding_line(f, lab, why))
+            kind = finding_kind(f.signature.category, e is not None, lang)
+            out.append(_finding_line(f, lab, kind, why))
         if len(others) > _SHOWN:
             out.append(f"  ... {len(others) - _SHOWN} {lab['more']} (--format json)")
     st = verdict.stats
@@ -168,4 +228,5 @@ def render(verdict: Verdict, lang: str = "en") -> str:
     for note in st.notes[:10]:
         if not note.endswith(("not a log", "not a regular file")):
             out.append(click.style(f"  {note}", fg="yellow"))
+    out += _advice(verdict, lab, lang)
     return "\n".join(out)

@@ -7,7 +7,7 @@ job prints the ranks that matter first and folds ranks with the same story.
 
 from __future__ import annotations
 
-from collections import defaultdict
+import unicodedata
 
 import click
 
@@ -21,11 +21,26 @@ def _clock(iso: str | None) -> str:
     return iso[11:23] if iso else "?"
 
 
+# the columns of a row, in order: who, last progress, the telling line's time, role and
+# signature, the file; each is padded to the widest shown, so they line up whatever the
+# names' lengths
+_HEAD = {
+    "en": ("who", "last progress", "time", "role", "first telling line", "file"),
+    "zh": ("谁", "最后进度", "时间", "角色", "最先的关键日志", "文件"),
+}
+
+
+def _width(text: str) -> int:
+    """Terminal columns: CJK characters take two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
 def _row(
     key: tuple[str, int | None], prog: RankProgress | None, event: RankEvent | None
-) -> tuple[str, str]:
+) -> tuple[str, tuple[str, ...]]:
+    """A stream's sort time and its cells."""
     file, rank = key
-    who = f"rank {rank:<5}" if rank is not None else "-" + " " * 9
+    who = f"rank {rank}" if rank is not None else "-"
     if prog is not None and prog.last_time:
         step = prog.last_step if prog.last_step is not None else "?"
         last = f"step {step} @ {_clock(prog.last_time)}"
@@ -33,22 +48,35 @@ def _row(
             last += f" STALLED {prog.stalled_seconds / 60:.0f} min"
     else:
         last = "-"
-    what = f"{_clock(event.time)} {event.role:<12} {event.signature}" if event is not None else "-"
+    when, role, sig = (
+        (_clock(event.time), event.role, event.signature) if event is not None else ("-", "", "-")
+    )
     sort_time = (event.time if event else None) or (prog.last_time if prog else None) or "~"
-    return sort_time, f"{who} {last:<36} {what}   {file}"
+    return sort_time, (who, last, when, role, sig, file)
 
 
-def _at(r: Reported) -> str:
+def _at(r: Reported, lang: str) -> str:
     where = ", ".join(x for x in (r.host, f"device {r.device}" if r.device else None) if x)
-    return f"rank {r.rank}" + (f" ({where})" if where else "") + f" at {_clock(r.time)}"
+    at = "于" if lang == "zh" else "at"
+    return f"rank {r.rank}" + (f" ({where})" if where else "") + f" {at} {_clock(r.time)}"
 
 
-def spread_lines(spread: Spread | None) -> list[str]:
+def spread_lines(spread: Spread | None, lang: str = "en") -> list[str]:
     """The spread of a failure across ranks, in words (`--format text` too)."""
     if spread is None:
         return []
+    if lang == "zh":
+        out = [
+            f"最先报告：{_at(spread.first, lang)}；最后：{_at(spread.last, lang)}"
+            f"（{spread.ranks} 个 rank 报告，已校正时钟偏差）"
+        ]
+        if spread.waits:
+            out.append("等待链：" + "；".join(chains(spread.waits)))
+        if spread.link:
+            out.append(f"链路：rank {spread.link[0]} <-> rank {spread.link[1]}")
+        return out
     out = [
-        f"first to report: {_at(spread.first)}; last: {_at(spread.last)}"
+        f"first to report: {_at(spread.first, lang)}; last: {_at(spread.last, lang)}"
         f" ({spread.ranks} ranks reported, clocks corrected)"
     ]
     if spread.waits:
@@ -58,12 +86,30 @@ def spread_lines(spread: Spread | None) -> list[str]:
     return out
 
 
-def render(verdict: Verdict) -> str:
+def render(verdict: Verdict, lang: str = "en") -> str:
     progress = {(p.file, p.rank): p for p in verdict.progress}
     events = {(e.file, e.rank): e for e in verdict.events}
     keys = sorted({*progress, *events}, key=lambda k: (k[0], -1 if k[1] is None else k[1]))
-    rows = {k: (progress.get(k), events.get(k)) for k in keys}
     rc = verdict.root_cause
+    rows = []
+    for key in keys:
+        prog, event = progress.get(key), events.get(key)
+        sort_time, cells = _row(key, prog, event)
+        is_root = rc is not None and (
+            (event is not None and (event.file, event.line) == (rc.file, rc.line))
+            or (prog is not None and (prog.file, prog.last_line) == (rc.file, rc.line))
+        )
+        rows.append((sort_time, cells, is_root))
+    rows.sort(key=lambda t: t[0])
+    shown = [r for i, r in enumerate(rows) if i < _MAX_ROWS or r[2]]
+    head = _HEAD["zh" if lang == "zh" else "en"]
+    columns = zip(head, *(cells for _, cells, _ in shown), strict=True)
+    widths = [max(_width(c) for c in column) for column in columns]
+
+    def line(mark: str, cells: tuple[str, ...]) -> str:
+        padded = [c + " " * (w - _width(c)) for c, w in zip(cells[:-1], widths, strict=False)]
+        return f"{mark} " + "  ".join((*padded, cells[-1]))
+
     out = [
         click.style(
             f"{verdict.category.upper()} -> {verdict.recovery}"
@@ -72,29 +118,16 @@ def render(verdict: Verdict) -> str:
         ),
         verdict.summary,
         "",
-        f"{'who':<10} {'last progress':<36} {'first telling line (time, role, signature)'}   file",
+        line(" ", head),
     ]
-    lines = []
-    for key, (prog, event) in rows.items():
-        sort_time, text = _row(key, prog, event)
-        is_root = rc is not None and (
-            (event is not None and (event.file, event.line) == (rc.file, rc.line))
-            or (prog is not None and (prog.file, prog.last_line) == (rc.file, rc.line))
-        )
-        lines.append((sort_time, ("> " if is_root else "  ") + text, is_root))
-    lines.sort(key=lambda t: t[0])
-    folded: dict[str, int] = defaultdict(int)
-    shown = 0
-    for _, text, is_root in lines:
-        if shown >= _MAX_ROWS and not is_root:
-            folded[text.split("   ")[0][14:]] += 1
-            continue
+    for _, cells, is_root in shown:
+        text = line(">" if is_root else " ", cells)
         out.append(click.style(text, bold=True) if is_root else text)
-        shown += 1
-    if folded:
-        out.append(f"  ... {sum(folded.values())} more streams (--format json lists them all)")
+    if len(rows) > len(shown):
+        out.append(f"  ... {len(rows) - len(shown)} more streams (--format json lists them all)")
     if verdict.spread is not None:
-        out += ["", *spread_lines(verdict.spread)]
+        out += ["", *spread_lines(verdict.spread, lang)]
     if rc is not None:
-        out += ["", f"root cause: {rc.file}:{rc.line}  {rc.text.strip()[:160]}"]
+        label = "根因" if lang == "zh" else "root cause"
+        out += ["", f"{label}: {rc.file}:{rc.line}  {rc.text.strip()[:160]}"]
     return "\n".join(out)
