@@ -69,6 +69,13 @@ def _global_options(args: list[str]) -> tuple[list[str], list[str]]:
     return head, [*rest, *args[end:]]
 
 
+def _has(module: str) -> bool:
+    """Whether an optional dependency is installed (pyarrow comes with the batch extra)."""
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
 def _colour(ctx: click.Context, _param: click.Parameter, value: str) -> str:
     """`--color` as ripgrep and ls take it; `auto` honours NO_COLOR (no-color.org: set
     and not empty turns colour off) and otherwise colours only a terminal (click's own
@@ -641,6 +648,11 @@ def batch_cmd(
             raise click.UsageError(
                 f"{name} {path}: the table's format comes from its suffix, one of "
                 + ", ".join(TABLE_SUFFIXES)
+            )
+        if path is not None and Path(path).suffix.lower() == ".parquet" and not _has("pyarrow"):
+            raise click.UsageError(
+                f"{name} {path}: Parquet needs pyarrow: pip install 'ha-analyze[batch]' "
+                "(or write .csv or .jsonl)"
             )
     settings = _settings(options)
     if batch_engine == "spark":

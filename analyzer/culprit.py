@@ -10,7 +10,10 @@ minimal-bundle test in tests/test_culprit.py.
 2. `stall`: no cause decides and a rank stopped progressing far beyond its step time
    (or, when the others report a collective timeout, the one rank that does not): the
    stalled rank is the culprit (a hang). Also when the only cause is an external kill
-   (`preempted`: a time limit, a deadline) that came after the stall had begun.
+   (`preempted`: a time limit, a deadline) that came after the stall had begun. When
+   every rank stopped at the same step within a few step times, the hang names no rank:
+   they all block in one collective and the progress lines cannot tell which one the
+   others wait for.
 3. `best`: the best deciding line: cause > symptom > confirmation, then fatal > error >
    warning, then the earliest on clock-corrected time, then file order.
 4. `located`: a line with no rank gives way to the same signature's line with one
@@ -113,9 +116,10 @@ def deciding(ev: Evidence) -> list[Hit]:
 def choose(ev: Evidence) -> Culprit | None:
     """The root cause by the rules above; None when nothing decides."""
     hits = deciding(ev)
-    stall = _stall(ev, hits)
+    stall = _together(_stall(ev, hits), ev)
     if stall is not None:
-        return Culprit(None, stall, "stall")
+        outside = _outside(hits)  # a dump says where the stalled job's stuck rank is
+        return Culprit(outside[0], None, "stuck") if outside else Culprit(None, stall, "stall")
     if not hits:
         return None
     busy = _busy(ev, hits)
@@ -212,6 +216,32 @@ def _peer_line(root: Hit, hits: list[Hit], ev: Evidence) -> Hit | None:
     if not own or any(own[0].captures.get(k) for k in _PEER_KEYS):
         return None
     return own[0]
+
+
+# Ranks whose last steps lie within this many of their step times (and a second) of
+# each other stopped together: blocked in the same collective, none seen to lag.
+_TOGETHER_STEPS = 3.0
+
+
+def _together(stall: Stall | None, ev: Evidence) -> Stall | None:
+    """A stall in which every rank that trained stopped at the same step within a few
+    step times: they all block in one collective, and the progress lines cannot tell
+    which rank the others wait for (the one stuck before it is as silent as the rest).
+    The stall then names no rank; a stack dump, or a rank that reports no timeout
+    (`silent`), would."""
+    if stall is None or stall.reason != "stalled":
+        return stall
+    streams = [s for s in ev.timeline.streams.values() if s.count and s.rank is not None]
+    ranks = {s.rank for s in streams}
+    stalled = {st.stream.key for st in ev.stalls}
+    if len(ranks) < 2 or any(s.key not in stalled for s in streams):
+        return stall
+    steps = {s.last_step for s in streams}
+    times = [s.last.time.epoch for s in streams if s.last and s.last.time and s.last.time.absolute]
+    window = _TOGETHER_STEPS * stall.step_time + 1.0
+    if len(steps) != 1 or len(times) != len(streams) or max(times) - min(times) > window:
+        return stall
+    return replace(stall, reason="together")
 
 
 def _stalled_before_the_kill(stalls: list[Stall], root: Hit) -> Stall | None:

@@ -58,8 +58,12 @@ def _read_rows(path: Path) -> tuple[list[Any], set[str]]:
     """The rows and the column names of a table (an empty JSON-lines file has none)."""
     suffix = path.suffix.lower()
     if suffix == ".parquet":
-        import pyarrow.parquet as pq
-
+        try:
+            import pyarrow.parquet as pq
+        except ImportError:
+            raise TableError(
+                f"{path}: Parquet needs pyarrow: pip install 'ha-analyze[batch]'"
+            ) from None
         table = pq.read_table(path)
         return list(table.to_pylist()), set(table.column_names)
     if suffix == ".csv":

@@ -48,12 +48,16 @@ _INTERNAL = re.compile(
     r"|(?:^|/)(?:sysdeps|nptl)/|^\?\?\??$|^python\d[\d.]*$"
 )
 # A frame in a collective: torch.distributed and the libraries' wrappers of it, or a call
-# named for one (`all_reduce`, accelerate's `wait_for_everyone`, HF's `_nested_gather`).
+# named for one (`all_reduce`, accelerate's `wait_for_everyone`, HF's `_nested_gather`),
+# or the autograd engine's backward (`_engine_run_backward`, older `run_backward`): DDP
+# and FSDP all-reduce and reduce-scatter gradients from inside it, so a rank of a hung
+# job dumped there waits for its peers (py-spy of a real DDP hang: the stuck rank sits
+# in its own code, its peer in `_engine_run_backward`).
 _COLLECTIVE_FILE = re.compile(r"(?:^|/)(?:torch/distributed|deepspeed/comm|torch_npu/distributed)/")
 _COLLECTIVE_CALL = re.compile(
     r"\b(?:all_?reduce\w*|all_?gather\w*|_nested_gather|gather_object|reduce_scatter\w*|"
     r"broadcast\w*|barrier|monitored_barrier|all_to_all\w*|alltoall\w*|wait_for_everyone|"
-    r"i?send|i?recv|nccl\w+|hccl\w+)\b",
+    r"i?send|i?recv|nccl\w+|hccl\w+|\w*run_backward)\b",
     re.IGNORECASE,
 )
 _THREAD_MAIN = re.compile(r"^_bootstrap(?:_inner)?$")

@@ -35,6 +35,10 @@ BUSY_SHARE = 0.9
 _MIN_POINTS = 3
 _INTERVALS = 256
 _MARKS = 512  # step -> time of the first steps, enough to align clocks
+_IDLE_FRAMES = 16  # input-loop frames kept per file: each failing worker prints one
+# An input-loop frame this many lines from a timeout belongs to its traceback (the
+# frames come before the exception, or after a message that ends in "Traceback")
+IDLE_NEAR = 40
 _MIN_COMMON = 3
 
 
@@ -165,7 +169,8 @@ class Stall:
     gap: float
     step_time: float
     # "stalled": no progress for far longer than its step time; "silent": the only
-    # ranks without the timeout the others reported (they waited for it)
+    # ranks without the timeout the others reported (they waited for it); "together":
+    # every rank stopped at the same step at once (which one hung is not in the logs)
     reason: str = "stalled"
     threshold: float = 0.0  # the gap that made it a stall (seconds)
 
@@ -190,6 +195,11 @@ class Timeline:
         self.resumed = False  # a checkpoint was loaded: the run did not start from scratch
         # the newest checkpoint the logs show complete, and its step where known
         self.saved: tuple[int | None, Hit] | None = None
+        # frames of serving workers' input loops (the first few per file), and the
+        # serving engines' load reports (the latest per file): where a collective timeout
+        # was an idle wait for the next request
+        self.idle: dict[int, list[Hit]] = {}
+        self.load: dict[int, Hit] = {}
 
     def step_at(self, file_index: int, line: int) -> int | None:
         """The last step a file reported at or before `line`, among its first steps."""
@@ -203,6 +213,15 @@ class Timeline:
         return max(steps) if steps else None
 
     def add(self, hit: Hit) -> None:
+        kind = hit.signature.progress
+        if kind == "idle":
+            frames = self.idle.setdefault(hit.file_index, [])
+            if len(frames) < _IDLE_FRAMES:
+                frames.append(hit)
+            return
+        if kind == "load":
+            self.load[hit.file_index] = hit
+            return
         if hit.signature.progress == "checkpoint_load":
             self.resumed = True
         elif hit.signature.progress == "checkpoint_saved":
@@ -226,6 +245,24 @@ class Timeline:
             own = self.streams[key] = Stream(hit.file, hit.file_index, hit.rank, who=hit.who)
             self._by_file.setdefault(hit.file_index, []).append(own)
         own.add(hit)
+
+    def idle_wait(self, hit: Hit) -> Hit | None:
+        """The input-loop frame of the traceback around `hit` (a serving worker's
+        collective timeout), unless a load report at or before it shows requests
+        running or queued: then the driver was stuck with work, not idle."""
+        frames = [
+            f
+            for f in self.idle.get(hit.file_index, ())
+            if abs(f.line - hit.line) <= IDLE_NEAR and same_process(f.who.slot, hit.who.slot)
+        ]
+        if not frames:
+            return None
+        for load in self.load.values():
+            held = any(load.captures.get(k, "0") not in ("", "0") for k in ("running", "waiting"))
+            before = load.time is None or hit.time is None or load.time.epoch <= hit.time.epoch
+            if held and before:
+                return None
+        return frames[0]
 
     def of_process(self, file_index: int, slot: str) -> list[Stream]:
         """The streams of the file that are the process of channel `slot`: its own, and

@@ -19,8 +19,12 @@ Blame = Literal["node", "rank", "job", "user"]
 ROLES: tuple[Role, ...] = ("cause", "symptom", "confirmation", "progress")
 # checkpoint_save: a save began (a pause is expected); checkpoint_saved: it is complete;
 # work: a bar of the rank's own work that is not a training step (tokenising a dataset,
-# an evaluation loop): the other ranks wait in a collective while it runs
-Progress = Literal["step", "checkpoint_save", "checkpoint_saved", "checkpoint_load", "eval", "work"]
+# an evaluation loop): the other ranks wait in a collective while it runs;
+# idle: a frame of a serving worker's input loop (it waits in a collective for the
+# driver's next request); load: a serving engine's report of the requests it holds
+Progress = Literal[
+    "step", "checkpoint_save", "checkpoint_saved", "checkpoint_load", "eval", "work", "idle", "load"
+]
 PROGRESS_KINDS: tuple[Progress, ...] = (
     "step",
     "checkpoint_save",
@@ -28,6 +32,8 @@ PROGRESS_KINDS: tuple[Progress, ...] = (
     "checkpoint_load",
     "eval",
     "work",
+    "idle",
+    "load",
 )
 # the kinds that come as a series of lines, of which a block's first and last few tell all
 SERIES: tuple[Progress, ...] = ("step", "work")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from functools import partial
 from pathlib import PurePath
 from typing import Any
@@ -147,6 +148,22 @@ def _waited(culprit: Culprit | None, spread_: Spread | None, lang: str) -> str:
     return f" The ranks' waits end at rank {rank}: {shown}."
 
 
+# A dump of one rank outside any collective while other ranks' dumps wait in one: it
+# shows where the rank is and that the others wait for it, as good as a cause line
+_STUCK_CONFIDENCE = 0.75
+
+
+def _others_wait(root: Hit, hits: list[Hit]) -> bool:
+    """Whether another rank's stack dump waits inside a collective."""
+    return any(
+        h.signature.stack is not None
+        and h.captures.get("collective") == "yes"
+        and h.rank is not None
+        and h.rank != root.rank
+        for h in hits
+    )
+
+
 def _guess(confidence: float, lang: str) -> str:
     """Said plainly when the line that decides is weak evidence of its category."""
     if confidence >= GUESS_BELOW:
@@ -173,25 +190,43 @@ def _stall_root(stall: Stall, lang: str, ev: Evidence) -> tuple[RootCause, str]:
             f"its last progress was step {step} ({last.time.iso() if last.time else '?'}): "
             "the others waited for it."
         )
+    elif stall.reason == "together":
+        streams = ev.timeline.streams.values()
+        ranks = len({s.rank for s in streams if s.count and s.rank is not None})
+        when = last.time.iso() if last.time else "?"
+        summary = (
+            f"作业卡死：全部 {ranks} 个 rank 都在第 {step} 步（{when}）之后同时停止前进，"
+            f"其后 {minutes:.0f} 分钟日志仍在继续；日志无法说明其他 rank 在等哪一个："
+            "请在终止前抓取各 rank 的调用栈（py-spy dump，或由 ha-run 自动抓取）。"
+            if lang == "zh"
+            else f"Job hung: all {ranks} ranks stopped progressing together after step {step} "
+            f"({when}); the logs go on for {minutes:.0f} more minutes without progress "
+            f"(median step {stall.step_time:.3g} s). They all block in one collective, and "
+            "the logs do not show which rank the others wait for: take a stack dump of every "
+            "rank before killing the job (py-spy dump, or ha-run, which takes one)."
+        )
     elif lang == "zh":
         who = f"rank {last.rank}" if last.rank is not None else last.file
         summary = (
             f"作业卡死：{who} 在第 {step} 步（{last.time.iso() if last.time else '?'}）之后"
-            f"停止前进，其后 {minutes:.0f} 分钟日志仍在继续（中位步长 {stall.step_time:.1f} 秒）。"
+            f"停止前进，其后 {minutes:.0f} 分钟日志仍在继续（中位步长 {stall.step_time:.3g} 秒）。"
         )
     else:
         who = f"Rank {last.rank}" if last.rank is not None else f"{last.file}"
         summary = (
             f"Job hung: {who} stopped progressing after step {step} "
             f"({last.time.iso() if last.time else '?'}); the logs go on for {minutes:.0f} more "
-            f"minutes without progress (median step {stall.step_time:.1f} s)."
+            f"minutes without progress (median step {stall.step_time:.3g} s)."
         )
     message = (
         f"last progress (step {step}); no collective timeout reported, the others waited"
         if stall.reason == "silent"
         else f"last progress (step {step}); {minutes:.0f} min without progress"
     )
-    return _progress_root(last, message), summary
+    root = _progress_root(last, message)
+    if stall.reason == "together":  # the line is every rank's; no rank is shown to hang
+        root = replace(root, rank=None, host=None)
+    return root, summary
 
 
 def _progress_root(last: Hit, message: str) -> RootCause:
@@ -264,6 +299,33 @@ _MODEL_CACHE = re.compile(
     r"[/\\]\.cache[/\\](?:huggingface|torch[/\\]hub)[/\\]|models--[\w.-]+--|modelscope[/\\]hub[/\\]"
 )
 _PRETRAINED_LOAD = re.compile(r"\bin (?:from_pretrained|_load_pretrained_model)\b")
+
+
+def _idle_wait(root: Hit, ev: Evidence, category: str) -> Hit | None:
+    """A collective timeout that a serving worker met while it waited for the driver's
+    next request (the input-loop frame of its traceback), with no load report showing
+    requests held: the server sat idle longer than the timeout, nothing broke, and a
+    restart times out the same way after the next idle spell (the taxonomy's 'restart
+    would fail the same way'). A driver stuck with requests running is not this."""
+    if category != "collective_timeout" or root.signature.role != "symptom":
+        return None
+    return ev.timeline.idle_wait(root)
+
+
+def _idle_summary(frame: Hit, lang: str) -> str:
+    where = frame.captures.get("frame") or "its input loop"
+    if lang == "zh":
+        return (
+            f" 该 rank 在 {where} 中等待下一个请求：服务空闲时间超过了集合通信超时，"
+            "重启后空闲同样会超时；请调大超时（HCCL_EXEC_TIMEOUT 设为大于 0 的值、"
+            "进程组的 timeout），或让驱动进程定期发送心跳。"
+        )
+    return (
+        f" The rank was waiting in {where} for the driver's next request: the server sat idle "
+        "longer than the collective timeout, and a restart times out the same way after as "
+        "long idle; raise the timeout (HCCL_EXEC_TIMEOUT above 0, the process group's "
+        "timeout) or have the driver send a heartbeat."
+    )
 
 
 def _fixed_input(root: Hit, ev: Evidence) -> bool:
@@ -571,7 +633,8 @@ def decide(
     own = category == sig.category  # the signature's own recovery is for its own reading
     recovery = (sig.recovery if own else None) or cat.recovery
     retryable = sig.retryable if own and sig.retryable_set else cat.retryable
-    if (_diverged_from_the_start(root, ev) or _fixed_input(root, ev)) and not sig.recovery:
+    idle = _idle_wait(root, ev, category)
+    if (_diverged_from_the_start(root, ev) or _fixed_input(root, ev) or idle) and not sig.recovery:
         recovery, retryable = "fix_and_resubmit", False
     rc = RootCause(
         file=root.file,
@@ -592,6 +655,8 @@ def decide(
     rest = [f for f in findings if f not in root_first]
     ordered = tuple((root_first + rest)[:MAX_FINDINGS])
     confidence = _confidence(root, deciding_hits)
+    if culprit is not None and culprit.rule == "stuck" and _others_wait(root, deciding_hits):
+        confidence = max(confidence, _STUCK_CONFIDENCE)
     return verdict(
         category=category,
         recovery=recovery,
@@ -599,6 +664,7 @@ def decide(
         confidence=confidence,
         summary=_summary(root, findings, lang, category, frozenset(e.signature for e in explained))
         + _waited(culprit, spread_, lang)
+        + (_idle_summary(idle, lang) if idle else "")
         + _guess(confidence, lang),
         root_cause=rc,
         root=root,

@@ -77,6 +77,35 @@ def test_2_a_stalled_rank_is_the_culprit_when_no_cause_decides(tmp_path: Path) -
     assert v.category == "hang" and v.root_cause is not None and v.root_cause.rank == 1
 
 
+@pytest.mark.parametrize("lagging", [False, True], ids=["together", "one-rank-behind"])
+def test_2_ranks_that_all_stopped_at_one_step_name_no_rank(tmp_path: Path, lagging: bool) -> None:
+    """Issue 17, point 3: four ranks step every 10 ms, all stop after step 140 within a few
+    milliseconds, and 400 s later torchrun is told to stop (the real run of
+    corpora/torchrun/runs/hang-sigterm): a hang, not a preemption, and no rank is shown
+    to be the one the others wait for. One rank that stopped ten steps earlier is."""
+    files = {}
+    for r in range(4):
+        last = 130 if lagging and r == 1 else 140
+        files[f"rank_{r}.log"] = [
+            f"2026-12-02 15:07:{49 + s // 100:02d},{(s % 100) * 10 + r:03d} - train - INFO - "
+            f"[rank {r}] step {s}/100000 loss 1.39 (10.3 ms/step)"
+            for s in range(10, last + 1, 10)
+        ]
+    files["launcher.log"] = [
+        "W1202 15:14:30.306000 16069 site-packages/torch/distributed/elastic/agent/server/"
+        "api.py:753] Received 15 death signal, shutting down workers",
+        "W1202 15:14:30.307000 16069 site-packages/torch/distributed/elastic/multiprocessing/"
+        "api.py:1028] Sending process 16113 closing signal SIGTERM",
+    ]
+    v = analyze(write_bundle(tmp_path, files), model=False)
+    assert v.category == "hang" and v.root_cause is not None
+    if lagging:
+        assert v.root_cause.rank == 1
+    else:
+        assert v.root_cause.rank is None
+        assert "all 4 ranks stopped progressing together after step 140" in v.summary
+
+
 def test_3_a_cause_outranks_an_earlier_symptom(tmp_path: Path) -> None:
     lines = {
         "rank_0.log": ["2026-11-29 10:00:00,000 x", GLOO_LOST.format(r=0)],

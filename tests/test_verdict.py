@@ -384,3 +384,114 @@ def test_the_evidence_is_the_failure_not_its_summary_or_advice(tmp_path: Path) -
     ]
     v = analyze(write_bundle(tmp_path / "cuda", {"train.log": cuda}), model=False)
     assert v.root_cause is not None and v.root_cause.line == 4
+
+
+# A vLLM 0.5 tensor-parallel worker that timed out in its input loop (vllm#5084's layout:
+# the multiproc worker prefix on every line, the gloo timeout, then the frames)
+_VLLM = "(VllmWorkerProcess pid={pid}) ERROR 06-17 15:30:29 multiproc_worker_utils.py:226] "
+_VLLM_WORKER = [
+    "Exception in worker VllmWorkerProcess while processing method start_worker_execution_loop: "
+    "[../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 1800000ms "
+    "for recv operation to complete, Traceback (most recent call last):",
+    '  File "/srv/vllm/vllm/executor/multiproc_worker_utils.py", line 223, in _run_worker_process',
+    "    output = executor(*args, **kwargs)",
+    '  File "/srv/vllm/vllm/worker/worker.py", line 286, in start_worker_execution_loop',
+    "    while self._execute_model_non_driver():",
+    '  File "/srv/vllm/vllm/worker/worker.py", line 303, in _execute_model_non_driver',
+    "    data = broadcast_tensor_dict(src=0)",
+    '  File "/srv/vllm/vllm/distributed/communication_op.py", line 32, in broadcast_tensor_dict',
+    "    return get_tp_group().broadcast_tensor_dict(tensor_dict, src)",
+    "RuntimeError: [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out "
+    "waiting 1800000ms for recv operation to complete",
+]
+_VLLM_STATS = (
+    "INFO 06-17 14:58:02 metrics.py:341] Avg prompt throughput: {p} tokens/s, Avg generation "
+    "throughput: 0.0 tokens/s, Running: {run} reqs, Swapped: 0 reqs, Pending: {pend} reqs, "
+    "GPU KV cache usage: 0.4%, CPU KV cache usage: 0.0%."
+)
+# lmdeploy on Ascend (Ascend/pytorch#54's layout: the device's EI9999 block first, then
+# lmdeploy's `Rank[N] failed.` with the worker's traceback)
+_LMDEPLOY = [
+    'INFO:     10.0.3.7:41120 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+    "EI9999: Inner Error!",
+    "EI9999: 2025-03-02-09:51:17.604.112  The error from device(chipId:1, dieId:0), serial number "
+    "is 4, hccl fftsplus task timeout occurred during task execution, stream_id:6, sq_id:6, "
+    "task_id:1207, stuck notify num:1, timeout:30min(default).[FUNC:ProcessStarsHcclFftsPlusTimeout"
+    "ErrorInfo][FILE:device_error_proc.cc][LINE:1435]",
+    "        TraceBack (most recent call last):",
+    "        rtStreamSynchronizeWithTimeout execute failed, reason=[task timeout][FUNC:FuncErrorReason]"
+    "[FILE:error_message_manage.cc][LINE:53]",
+    "",
+    "2025-03-02 09:51:17,611 - lmdeploy - ERROR - model_agent.py:489 - Rank[1] failed.",
+    "Traceback (most recent call last):",
+    '  File "/usr/local/lib/python3.10/site-packages/lmdeploy/pytorch/engine/model_agent.py", '
+    "line 486, in _start_tp_process",
+    "    func(rank, *args, **kwargs)",
+    '  File "/usr/local/lib/python3.10/site-packages/lmdeploy/pytorch/engine/model_agent.py", '
+    "line 439, in _tp_model_loop",
+    "    inputs, swap_in_map, swap_out_map, exit_flag = _broadcast_inputs(",
+    '  File "/usr/local/lib/python3.10/site-packages/lmdeploy/pytorch/engine/model_agent.py", '
+    "line 404, in _broadcast_inputs",
+    "    dist.broadcast_object_list(inputs)",
+    "RuntimeError: ACL stream synchronize failed.",
+]
+
+
+def _builtin(path: Path):  # type: ignore[no-untyped-def]
+    return analyze(path, model=False)
+
+
+@pytest.mark.parametrize("layout", ["vllm", "lmdeploy"])
+def test_a_serving_workers_idle_wait_timeout_is_fix_and_resubmit(
+    tmp_path: Path, layout: str
+) -> None:
+    """Issue 16 (dev-039's class): a tensor-parallel serving worker waits in a collective
+    for the driver's next request; an idle server outlasts the timeout and a restart
+    times out the same way: the recovery is a longer timeout, not a restart."""
+    if layout == "vllm":
+        files = {
+            "server.log": [_VLLM_STATS.format(p="35.2", run=0, pend=0)]
+            + [_VLLM.format(pid=pid) + line for pid in (71, 72, 73) for line in _VLLM_WORKER]
+        }
+    else:
+        files = {"server.log": _LMDEPLOY}
+    v = _builtin(_job(tmp_path, files))
+    assert (v.category, v.recovery, v.retryable) == (
+        "collective_timeout",
+        "fix_and_resubmit",
+        False,
+    )
+    assert "waiting in _" in v.summary and "for the driver's next request" in v.summary
+
+
+def test_a_worker_timeout_while_requests_run_is_not_an_idle_wait(tmp_path: Path) -> None:
+    """vllm#5531's class: the same worker frames, but the engine reported a request
+    running: the driver was stuck with work, and the timeout keeps its default recovery."""
+    worker = [_VLLM.format(pid=73) + line for line in _VLLM_WORKER]
+    files = {"server.log": [_VLLM_STATS.format(p="12.0", run=1, pend=0), *worker]}
+    v = _builtin(_job(tmp_path, files))
+    assert (v.category, v.recovery) == ("collective_timeout", "auto_restart")
+    assert "next request" not in v.summary
+
+
+def test_a_timeout_in_a_loop_that_broadcasts_every_iteration_is_not_idle(tmp_path: Path) -> None:
+    """SGLang's scheduler broadcasts on every loop iteration, idle or not: a timeout in
+    `recv_requests` -> `broadcast_pyobj` means rank 0 stopped, not that the server idled."""
+    sglang = [
+        "[2025-02-18 11:20:31 TP1] Scheduler hit an exception: Traceback (most recent call last):",
+        '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1787, '
+        "in run_scheduler_process",
+        "    scheduler.event_loop_normal()",
+        '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 478, '
+        "in event_loop_normal",
+        "    recv_reqs = self.recv_requests()",
+        '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 560, '
+        "in recv_requests",
+        "    recv_reqs = broadcast_pyobj(recv_reqs, self.tp_rank, self.tp_cpu_group)",
+        '  File "/sgl-workspace/sglang/python/sglang/srt/utils.py", line 693, in broadcast_pyobj',
+        "    dist.broadcast(tensor_size, src=src, group=dist_group)",
+        "RuntimeError: [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out "
+        "waiting 1800000ms for recv operation to complete",
+    ]
+    v = _builtin(_job(tmp_path, {"sglang.log": sglang}))
+    assert (v.category, v.recovery) == ("collective_timeout", "auto_restart")

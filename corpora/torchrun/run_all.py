@@ -56,6 +56,12 @@ class Scenario:
     evidence: tuple[str, str] | None = None
     env: dict[str, str] = field(default_factory=dict)
     about: str = ""
+    # seconds after which torchrun itself gets SIGTERM, as a scheduler's time limit or a
+    # user's kill sends it (None: the run ends by itself)
+    stop_after: float | None = None
+    # whether the logs can show the faulty rank: ranks that all stop at one step in one
+    # collective cannot be told apart without a stack dump (the label's rank is then None)
+    rank_shown: bool = True
 
 
 SCENARIOS: tuple[Scenario, ...] = (
@@ -85,6 +91,20 @@ SCENARIOS: tuple[Scenario, ...] = (
         step=150,
         evidence=("stdout", "last-progress"),
         about="rank 3 stops making progress before a collective; the others hit the 20 s gloo timeout",
+    ),
+    Scenario(
+        "hang-sigterm",
+        "hang",
+        "hang",
+        rank=1,
+        step=150,
+        evidence=("launcher", "step 140/100000"),
+        env={"PG_TIMEOUT": "3600", "STEPS": "100000"},
+        stop_after=400,
+        rank_shown=False,
+        about="rank 1 stops before a collective, the others block in it (a one-hour timeout); "
+        "400 s later torchrun is sent SIGTERM and tears the job down: a hang, not a "
+        "preemption, and every rank's last step is 140, so no rank is shown to be the one",
     ),
     Scenario(
         "kill",
@@ -194,6 +214,11 @@ def run_scenario(sc: Scenario, work: Path, torchrun: str = DEFAULT_TORCHRUN) -> 
             start_new_session=True,
         )
         try:
+            if sc.stop_after is not None:
+                try:
+                    proc.wait(timeout=sc.stop_after)
+                except subprocess.TimeoutExpired:
+                    proc.send_signal(signal.SIGTERM)  # torchrun only, as a scheduler does
             proc.wait(timeout=RUN_TIMEOUT)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -292,7 +317,8 @@ def record(sc: Scenario, torchrun: str, scratch: Path, version: str) -> dict[str
     label = {
         "category": sc.category,
         "recovery": RECOVERY[sc.category],
-        "root_cause_rank": sc.rank,
+        "root_cause_rank": sc.rank if sc.rank_shown else None,
+        "fault_rank": sc.rank,
         "root_cause_file": file,
         "root_cause_line_contains": needle,
         "torch": version,

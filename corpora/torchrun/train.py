@@ -27,6 +27,9 @@ Environment:
   ``RECORD_ERRORS`` (1: ``main`` is wrapped in torchelastic's ``@record``; 0: it is not).
 - ``LOG_RANK`` (1: every log line carries ``[rank N]``; 0: it does not, so only the
   launcher's lines tell which rank is which).
+- Every rank registers ``faulthandler`` for ``SIGUSR1`` (``kill -USR1 PID`` prints its
+  threads' stacks to stderr), as many trainers do; ``ha-run`` uses it to take stacks of
+  a hung job when ``py-spy`` is not installed.
 - ``RANK_INFO_DIR``: if set, every rank writes ``rank-<RANK>.json`` there at start (global
   rank, local rank, group/node rank, hostname, pid): the ground truth of where each rank
   ran, kept outside the logs.
@@ -34,6 +37,7 @@ Environment:
 
 from __future__ import annotations
 
+import faulthandler
 import logging
 import math
 import os
@@ -171,6 +175,8 @@ def main() -> int:
     rank = int(os.environ["RANK"])
     world = int(os.environ["WORLD_SIZE"])
     write_rank_info(rank, world)
+    # as many trainers do: `kill -USR1 <pid>` prints every thread's stack to stderr
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     tag = f"[rank {rank}] " if os.environ.get("LOG_RANK", "1") == "1" else ""
     logging.basicConfig(
         level=logging.INFO,
