@@ -21,10 +21,13 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .analysis import Settings, analyze
 from .types import Verdict
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SCHEMA = "ha-analyze/batch/1"
 _ARCHIVES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".tar.zst", ".zip")
@@ -354,6 +357,59 @@ def _analyse_all(
                 row = _empty_row(futures[fut])
                 row["error"] = f"worker failed: {type(e).__name__}: {e}"
                 yield row, []
+
+
+def analyze_many(
+    roots: Sequence[str | Path],
+    *,
+    depth: int = 1,
+    workers: int | None = None,
+    settings: Settings | None = None,
+) -> pd.DataFrame:
+    """Every job under `roots` (as `batch` finds them), one row each in the batch table's
+    schema, as a pandas DataFrame sorted by `job_id`: for a notebook, nothing written.
+    Needs the `batch` extra (pandas)."""
+    jobs = _fingerprinted(discover(roots, depth))
+    rows = [row for row, _ in _analyse_all(jobs, workers or os.cpu_count() or 1, settings)]
+    return _frame(sorted(rows, key=lambda r: str(r["job_id"])), COLUMNS)
+
+
+def read_table(path: str | Path) -> pd.DataFrame:
+    """A batch table (Parquet, CSV or JSON lines) as the DataFrame `analyze_many` returns:
+    the same columns in the same order with the same types, whatever the format
+    (a CSV's cells are text until typed here). Raises report.TableError for a file that
+    is no batch table."""
+    from .report import load_rows
+
+    return _frame(load_rows(Path(path)), COLUMNS)
+
+
+# pandas' nullable dtype for each of the table's pyarrow types (a missing root rank is
+# <NA>, not a float NaN that turns the column into floats)
+_DTYPES = {"string": "string", "int64": "Int64", "float64": "Float64", "bool": "boolean"}
+
+
+def _frame(rows: Sequence[dict[str, Any]], columns: Sequence[tuple[str, str]]) -> pd.DataFrame:
+    import pandas as pd
+
+    data: dict[str, Any] = {}
+    for name, kind in columns:
+        values = [_cell(r.get(name), kind) for r in rows]
+        data[name] = pd.array(values, dtype=_DTYPES[kind])
+    return pd.DataFrame(data, columns=[c for c, _ in columns])
+
+
+def _cell(value: Any, kind: str) -> Any:
+    """One cell as its column's type: CSV gives text, an empty cell is missing."""
+    if value is None or value == "":
+        return None
+    if kind == "bool" and isinstance(value, str):
+        return {"true": True, "false": False}.get(value.lower())
+    if kind == "int64":
+        return int(float(value))
+    if kind == "float64":
+        return float(value)
+    return value if kind != "string" else str(value)
 
 
 def print_progress(n: int, total: int) -> None:

@@ -118,9 +118,13 @@ def _timeline(rows: Sequence[dict[str, Any]], colours: dict[str, str]) -> str:
     days = sorted(per_day)[-90:]
     top = max(sum(per_day[d].values()) for d in days)
     bar, height = max(4, min(24, 720 // len(days))), 160
+    cats = sorted({c for d in days for c in per_day[d]})
+    # wide enough for two dates side by side and the legend, however few the days
+    width = max(bar * len(days) + 60, _MIN_CHART, 40 + _LEGEND_ITEM * min(len(cats), 6))
+    legend_rows = -(-len(cats) // 6)
     parts = [
-        f'<svg role="img" aria-label="failures per day" width="{bar * len(days) + 60}" '
-        f'height="{height + 40}" xmlns="http://www.w3.org/2000/svg">'
+        f'<svg role="img" aria-label="failures per day" width="{width}" '
+        f'height="{height + 48 + 18 * legend_rows}" xmlns="http://www.w3.org/2000/svg">'
     ]
     for i, d in enumerate(days):
         y = height
@@ -133,12 +137,28 @@ def _timeline(rows: Sequence[dict[str, Any]], colours: dict[str, str]) -> str:
             )
     parts.append(f'<text x="0" y="{height + 10}" font-size="11">0</text>')
     parts.append(f'<text x="0" y="20" font-size="11">{top}</text>')
-    parts.append(f'<text x="40" y="{height + 30}" font-size="11">{_e(days[0])}</text>')
-    parts.append(
-        f'<text x="{40 + bar * (len(days) - 1)}" y="{height + 30}" font-size="11" '
-        f'text-anchor="end">{_e(days[-1])}</text>'
-    )
+    first_x = 40 + bar / 2
+    if len(days) == 1:  # one date, under its bar
+        parts.append(f'<text x="{first_x}" y="{height + 30}" font-size="11">{_e(days[0])}</text>')
+    else:  # the first and last dates, under their bars, never over each other
+        last_x = max(40 + bar * (len(days) - 1) + bar / 2, first_x + 150)
+        parts.append(f'<text x="{first_x}" y="{height + 30}" font-size="11">{_e(days[0])}</text>')
+        parts.append(
+            f'<text x="{last_x}" y="{height + 30}" font-size="11" text-anchor="end">'
+            f"{_e(days[-1])}</text>"
+        )
+    for k, cat in enumerate(cats):  # the legend: a swatch and a name per category
+        x, y = 40 + _LEGEND_ITEM * (k % 6), height + 44 + 18 * (k // 6)
+        parts.append(
+            f'<rect class="legend" x="{x}" y="{y}" width="10" height="10" '
+            f'fill="{colours.get(cat, "#888")}"></rect>'
+            f'<text x="{x + 14}" y="{y + 9}" font-size="11">{_e(cat)}</text>'
+        )
     return "".join(parts) + "</svg>"
+
+
+# the time chart's least width (px) and the room one legend entry takes
+_MIN_CHART, _LEGEND_ITEM = 360, 150
 
 
 def _table(head: Sequence[str], body: Sequence[Sequence[object]], cls: str = "") -> str:

@@ -198,3 +198,28 @@ def test_local_and_spark_engines_agree_row_for_row(tmp_path: Path) -> None:
     )
     assert "0 analysed, 9 unchanged" in again.output
     assert stable(local) == stable(spark)
+
+
+def test_analyze_many_and_read_table_give_the_batch_schema_in_every_format(
+    tmp_path: Path,
+) -> None:
+    """Issue 17, point 10: for a notebook, `analyze_many` returns the batch table as a
+    DataFrame (columns in order, nullable types), and `read_table` reads a Parquet, CSV or
+    JSON-lines table back as the same frame (a CSV's text typed again)."""
+    import pandas as pd
+
+    from analyzer.batch import analyze_many, read_table
+
+    _jobs(tmp_path / "root")
+    frame = analyze_many([tmp_path / "root"], workers=1)
+    assert list(frame.columns) == [c for c, _ in COLUMNS] and len(frame) == 7
+    assert str(frame["root_rank"].dtype) == "Int64" and str(frame["retryable"].dtype) == "boolean"
+    assert frame.set_index("job_id").loc["job-001", "category"] == "device_oom"
+    stable = [c for c, _ in COLUMNS if c not in ("analysis_seconds", "analyzed_at")]
+    for suffix in (".parquet", ".csv", ".jsonl"):
+        out = tmp_path / f"v{suffix}"
+        run_batch([tmp_path / "root"], out, workers=1)
+        back = read_table(out)
+        assert list(back.columns) == list(frame.columns), suffix
+        assert [str(t) for t in back.dtypes] == [str(t) for t in frame.dtypes], suffix
+        pd.testing.assert_frame_equal(back[stable], frame[stable], check_exact=False)

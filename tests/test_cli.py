@@ -394,3 +394,43 @@ def test_timeline_columns_line_up() -> None:
     for row in rows:
         for s in starts:
             assert (row[s - 2 : s] == "  " and row[s] != " ") or row[s - 2 : s + 1] == "   ", row
+
+
+def test_readme_sample_output_is_what_the_command_prints() -> None:
+    """Issue 17, point 9: README's sample is the real output of its command, in order; a
+    line that ends in `...` is a prefix, a line of `...` skips lines. It fails when the
+    report drifts from what README shows."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```\n$ ha-analyze ", 1)[1].split("\n```", 1)[0].splitlines()
+    command, shown = block[0].split(), block[1:]
+    code, out, _ = invoke(*command, "--color", "never")
+    assert code == 0
+    printed = out.splitlines()
+    at = 0
+    for want in shown:
+        if want.strip() == "...":
+            continue
+        prefix = want[:-3] if want.endswith("...") else None
+        while at < len(printed) and not (
+            printed[at].startswith(prefix) if prefix is not None else printed[at] == want
+        ):
+            at += 1
+        assert at < len(printed), f"README line not printed (in order): {want!r}"
+        at += 1
+
+
+def test_readme_accuracy_table_is_this_checkouts() -> None:
+    """Issue 17, point 11: README's per-category dev-set figures are what the shared
+    scorer measures on this checkout (benchmarks/accuracy.py); skipped where the dev set
+    is not beside the repository."""
+    repo = Path(__file__).resolve().parent.parent
+    if not (repo.parent / "shared" / "eval" / "score.py").is_file():
+        pytest.skip("the dev set (../shared/eval) is not here")
+    r = subprocess.run(
+        [sys.executable, str(repo / "benchmarks" / "accuracy.py")],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=900,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from html.parser import HTMLParser
 from pathlib import Path
@@ -13,7 +14,7 @@ from test_redact import SECRETS
 
 from analyzer.batch import run_batch
 from analyzer.cli import main
-from analyzer.report import lemon_nodes, render, repeated_causes
+from analyzer.report import lemon_nodes, load_rows, render, repeated_causes
 
 SECTIONS = (
     "Failures by category",
@@ -124,3 +125,20 @@ def test_the_report_renders_in_headless_chromium(tmp_path: Path) -> None:
     assert not console, console
     assert shot.exists() and shot.stat().st_size > 10_000
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_time_chart_reads_with_one_day_and_has_a_legend(tmp_path: Path) -> None:
+    """Issue 17, point 10: with one day of data the date is drawn whole inside the
+    chart (not clipped at its left edge, not twice on top of itself), and every category
+    drawn has a legend entry in its colour."""
+    _jobs(tmp_path / "root")
+    run_batch([tmp_path / "root"], tmp_path / "v.jsonl", workers=1)
+    page = render(load_rows(tmp_path / "v.jsonl"))
+    chart = page.split('aria-label="failures per day"', 1)[1].split("</svg>", 1)[0]
+    width = float(chart.split('width="', 1)[1].split('"', 1)[0])
+    dates = re.findall(r'<text x="([\d.]+)"[^>]*>(\d{4}-\d\d-\d\d)</text>', chart)
+    assert len(dates) == 1 and float(dates[0][0]) > 0 and float(dates[0][0]) + 70 < width
+    legend = re.findall(r'class="legend"[^>]*fill="([^"]+)"></rect><text[^>]*>(\w+)</text>', chart)
+    assert {name for _, name in legend} == {"device_oom", "device_fault"}
+    for colour, name in legend:
+        assert re.search(rf'fill="{re.escape(colour)}"><title>[\d-]+ {name}: \d+', chart)
