@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import io
 import os
+import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, fields, replace
 from datetime import datetime, timezone
 from functools import lru_cache, partial
@@ -44,6 +46,7 @@ PathArg = str | os.PathLike[str]
 # margin), and how much of the end of each large plain file is read first.
 _SCAN_SHARE = 0.85
 TAIL_FIRST = 256 << 10
+_PROGRESS_EVERY = 1.0  # seconds between progress callbacks
 
 
 @dataclass(frozen=True)
@@ -308,6 +311,9 @@ class Analyzer:
         """What was read so far, and what could not be (open streams included)."""
         r = self.reading
         open_ = [f.fs for f in self._feeds.values()]
+        scanning = self.scanner.current
+        if scanning is not None:
+            open_.append(scanning)
         notes = list(r.notes.notes)
         if r.unread and not any(n.startswith("deadline reached") for n in notes):
             notes.append("deadline reached: not every file was read to its end")
@@ -336,7 +342,7 @@ class Analyzer:
         """The root-cause verdict on everything read so far; `now` overrides the
         settings' (a live watch passes the wall clock)."""
         s = self.settings
-        return decide(
+        v = decide(
             self.evidence(now),
             self.stats(),
             s.lang,
@@ -346,6 +352,8 @@ class Analyzer:
             s.failed,
             partial(context_only, self.matcher),
         )
+        # the seconds it took, deciding included: a dense log spends them there too
+        return replace(v, stats=replace(v.stats, seconds=time.perf_counter() - self._started))
 
 
 def _normalise_paths(paths: PathArg | Iterable[PathArg]) -> list[str]:
@@ -363,7 +371,11 @@ def _normalise_paths(paths: PathArg | Iterable[PathArg]) -> list[str]:
 
 
 def analyze(
-    paths: PathArg | Iterable[PathArg], settings: Settings | None = None, **options: Any
+    paths: PathArg | Iterable[PathArg],
+    settings: Settings | None = None,
+    *,
+    progress: Callable[[Stats], None] | None = None,
+    **options: Any,
 ) -> Verdict:
     """Analyse the logs of one job and return its root-cause verdict.
 
@@ -371,25 +383,56 @@ def analyze(
     `settings`: a `Settings`; keyword `options` are Settings fields (`patterns=`,
     `deadline=`, `workers=`, ...) and override it. See `Settings` for each. `workers`
     is 1 by default: forking a caller's process (a controller with threads) is the
-    caller's choice to make.
+    caller's choice to make. `progress`: called about once a second, from another
+    thread, with what has been read so far (a terminal's sign of life on a long
+    analysis). `stats.seconds` is the whole call, a deadline's first pass included.
     """
+    started = time.perf_counter()
     s = settings or Settings()
     if options:
         s = replace(s, **_known(options))
     path_list = _normalise_paths(paths)
-    if s.deadline is None:
-        job = Analyzer(s)
-        job.read_paths(path_list)
-        return job.verdict()
-    stop_at = time.monotonic() + s.deadline * _SCAN_SHARE
     job = Analyzer(s)
-    job.read_paths(path_list, stop_at, TAIL_FIRST)
-    if job.reading.tails and time.monotonic() < stop_at:
-        full = Analyzer(s)
-        full.read_paths(path_list, stop_at)
-        if full.stats().complete:
-            job = full
-    return job.verdict()
+    with _reporting(progress, lambda: job):
+        if s.deadline is None:
+            job.read_paths(path_list)
+        else:
+            stop_at = time.monotonic() + s.deadline * _SCAN_SHARE
+            job.read_paths(path_list, stop_at, TAIL_FIRST)
+            if job.reading.tails and time.monotonic() < stop_at:
+                first, job = job, Analyzer(s)
+                job.read_paths(path_list, stop_at)
+                if not job.stats().complete:
+                    job = first
+        v = job.verdict()
+    return replace(v, stats=replace(v.stats, seconds=time.perf_counter() - started))
+
+
+@contextmanager
+def _reporting(
+    progress: Callable[[Stats], None] | None, current: Callable[[], Analyzer]
+) -> Iterator[None]:
+    """Call `progress` with the current analyzer's stats every second until the block
+    ends; a callback that raises is dropped, never the analysis."""
+    if progress is None:
+        yield
+        return
+    done = threading.Event()
+
+    def beat() -> None:
+        while not done.wait(_PROGRESS_EVERY):
+            try:
+                progress(current().stats())
+            except Exception:  # a broken terminal must not end the analysis
+                return
+
+    thread = threading.Thread(target=beat, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join(2.0)
 
 
 def _known(options: dict[str, Any]) -> dict[str, Any]:

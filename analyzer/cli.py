@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TextIO, TypeVar
 
 import click
 
@@ -25,7 +25,7 @@ from .matcher import run_examples
 from .signatures import load_patterns
 from .taxonomy import CATEGORIES
 from .timeline import HANG_FACTOR, HANG_MIN_GAP
-from .types import AnalyzerError, PatternError
+from .types import AnalyzerError, PatternError, Stats
 
 EXIT_UNREADABLE = 3
 _NOTES_ON_STDERR = 10  # the JSON holds them all; a folder of binaries must not flood stderr
@@ -67,6 +67,32 @@ def _global_options(args: list[str]) -> tuple[list[str], list[str]]:
             (head if args[i].startswith("--color=") else rest).append(args[i])
             i += 1
     return head, [*rest, *args[end:]]
+
+
+class _Progress:
+    """A sign of life on a terminal's stderr while a long analysis reads: one line,
+    redrawn in place, from the second second on, and gone before the verdict prints."""
+
+    AFTER = 2.0  # seconds: a quick analysis shows nothing
+
+    def __init__(self, out: TextIO) -> None:
+        self._out = out
+        self._shown = False
+
+    def __call__(self, st: Stats) -> None:
+        if st.seconds < self.AFTER:
+            return
+        self._out.write(
+            f"\rha-analyze: read {st.bytes / 1e6:,.1f} MB, {st.files:,} files, "
+            f"{st.lines:,} lines in {st.seconds:.0f} s ...\x1b[K"
+        )
+        self._out.flush()
+        self._shown = True
+
+    def clear(self) -> None:
+        if self._shown:
+            self._out.write("\r\x1b[K")
+            self._out.flush()
 
 
 def _has(module: str) -> bool:
@@ -264,10 +290,14 @@ def analyze_cmd(
 ) -> None:
     """Analyse the logs of one job and print its root-cause verdict."""
     settings = _settings(options, workers or os.cpu_count() or 1)
+    shown = _Progress(sys.stderr) if sys.stderr.isatty() else None
     try:
-        verdict = analyze(list(paths), settings)
+        verdict = analyze(list(paths), settings, progress=shown)
     except PatternError as e:
         raise click.UsageError(str(e)) from None
+    finally:
+        if shown is not None:
+            shown.clear()
     unreadable = not verdict.stats.lines  # a missing path, an empty folder, only binaries
     if unreadable and fmt != "json":
         # nothing was read: an error, not a verdict headline (the JSON keeps its object,

@@ -405,6 +405,9 @@ class StreamScanner:
         # (the error pattern and the facts come after the signatures: never steps)
         extra = [False] * (1 + len(matcher.formats.facts))
         self._step = [s.progress in SERIES for s in matcher.signatures] + extra
+        # the stream being scanned: what it read so far counts in a live Stats (progress
+        # of a long analysis), before the scan returns and it is accounted
+        self.current: FileScan | None = None
 
     def scan(
         self, stream: Stream, file_index: int, stop_at: float | None = None, tail: int = 0
@@ -420,6 +423,7 @@ class StreamScanner:
         if tail and path is not None and stream.size is not None and stream.size > tail:
             start = stream.size - tail
         feed = self.open(stream, file_index, start)
+        self.current = feed.fs
         try:
             if path is not None and start:
                 reader = open(path, "rb")  # noqa: SIM115 (closed below)
@@ -451,6 +455,7 @@ class StreamScanner:
         finally:
             if reader is not stream.reader:
                 reader.close()
+            self.current = None
         feed.close()
         return feed.fs
 

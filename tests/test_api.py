@@ -148,3 +148,51 @@ def test_an_analyzer_fed_bytes_gives_the_verdict_of_the_files() -> None:
     assert v.category == "device_oom" and v.root_cause is not None
     assert (v.root_cause.file, v.root_cause.line, v.root_cause.rank) == ("node3/rank_5.log", 2, 5)
     assert v.stats.files == 2 and v.stats.lines == 2  # newlines, as wc -l counts
+
+
+@pytest.mark.parametrize("deadline", [None, 30.0])
+def test_stats_seconds_is_the_whole_call_and_progress_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, deadline: float | None
+) -> None:
+    """Issue 17, point 6: a dense log spends its time deciding too; `stats.seconds` is
+    the whole call (deciding and a deadline's first pass included), and `progress` is
+    called from another thread with what was read so far while the call runs."""
+    import time
+
+    from analyzer import analysis
+
+    log = tmp_path / "rank_0.log"
+    log.write_text("2026-11-29 10:00:00,000 INFO step 1 loss 2.0\n" * 20_000)
+    slow = 0.3
+    real = analysis.decide
+
+    def decide_slowly(*args: object, **kwargs: object) -> analyzer.Verdict:
+        time.sleep(slow)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(analysis, "decide", decide_slowly)
+    monkeypatch.setattr(analysis, "_PROGRESS_EVERY", 0.02)
+    seen: list[analyzer.Stats] = []
+    v = analyzer.analyze(log, deadline=deadline, model=False, progress=seen.append)
+    assert v.stats.seconds >= slow
+    assert seen and seen[-1].bytes == log.stat().st_size and seen[-1].lines == 20_000
+
+    def broken(_: analyzer.Stats) -> None:
+        raise OSError("the terminal went away")
+
+    assert analyzer.analyze(log, model=False, progress=broken).category == v.category
+
+
+def test_the_terminal_progress_line_waits_then_clears() -> None:
+    import io
+
+    from analyzer.cli import _Progress
+
+    out = io.StringIO()
+    shown = _Progress(out)
+    shown(analyzer.Stats(files=1, lines=10, bytes=2_000_000, seconds=0.5, unreadable=()))
+    assert out.getvalue() == ""  # a quick analysis shows nothing
+    shown(analyzer.Stats(files=3, lines=1_234_567, bytes=250_000_000, seconds=12, unreadable=()))
+    assert "read 250.0 MB, 3 files, 1,234,567 lines in 12 s" in out.getvalue()
+    shown.clear()
+    assert out.getvalue().endswith("\r\x1b[K")
