@@ -240,15 +240,22 @@ class Analyzer:
         """Also call `callback` with every hit collected (watch reports new failures)."""
         self._listeners.append(callback)
 
-    def feed(self, name: str, data: bytes) -> None:
-        """Bytes of stream `name` (its path in the bundle names rank and host)."""
+    def feed(self, name: str, data: bytes, arrived: datetime | None = None) -> None:
+        """Bytes of stream `name` (its path in the bundle names rank and host).
+        `arrived`: when they were written, as a live watch sees them come (naive: local
+        wall time, as zone-less log lines are); it times the step lines that print no
+        time of their own, so a hang shows in any progress format."""
         feed = self._feeds.get(name)
         if feed is None:
             stream = Stream(name, io.BytesIO(), path_who(name))  # fed by the caller, never read
             index = self._next_stream()
             self.builder.names[index] = name
             feed = self._feeds[name] = self.scanner.open(stream, index)
-        feed.feed(data)
+        self.scanner.arrival = _log_time(arrived) if arrived is not None else None
+        try:
+            feed.feed(data)
+        finally:
+            self.scanner.arrival = None
 
     def close(self, name: str) -> None:
         """Stream `name` ended: its last line counts without a newline."""
@@ -441,6 +448,13 @@ def _known(options: dict[str, Any]) -> dict[str, Any]:
     if unknown:
         raise AnalyzerError(f"unknown option(s): {', '.join(unknown)}")
     return options
+
+
+def _log_time(when: datetime) -> LogTime:
+    """A caller's datetime as a line's time: a naive one is wall time without a zone."""
+    if when.tzinfo is None:
+        return LogTime(when.replace(tzinfo=timezone.utc).timestamp(), True, False)
+    return LogTime(when.timestamp(), True, True)
 
 
 def _end_of_evidence(

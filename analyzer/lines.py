@@ -65,8 +65,10 @@ def strip_prefix(text: str, formats: Formats | None = None) -> Message:
 # --- timestamps -----------------------------------------------------------------------
 
 _TS = re.compile(
-    # ISO-8601 / Python logging: 2026-11-29T10:00:01.123+08:00, 2026-11-29 10:00:01,123
-    r"(?P<iso>(?P<Y>\d{4})-(?P<M>\d\d)-(?P<D>\d\d)[T ](?P<h>\d\d):(?P<m>\d\d):(?P<s>\d\d)"
+    # ISO-8601 / Python logging: 2026-11-29T10:00:01.123+08:00, 2026-11-29 10:00:01,123;
+    # MMEngine and many others: 2026/11/29 10:00:01
+    r"(?P<iso>(?P<Y>\d{4})(?P<sep>[-/])(?P<M>\d\d)(?P=sep)(?P<D>\d\d)"
+    r"[T ](?P<h>\d\d):(?P<m>\d\d):(?P<s>\d\d)"
     r"(?:[.,](?P<f>\d{1,9}))?(?P<z>Z|[+-]\d\d:?\d\d)?)"
     # CANN plog: 2026-11-29-10:00:01.123.456
     r"|(?P<plog>(?P<pY>\d{4})-(?P<pM>\d\d)-(?P<pD>\d\d)-(?P<ph>\d\d):(?P<pm>\d\d):(?P<ps>\d\d)"

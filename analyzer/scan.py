@@ -408,6 +408,9 @@ class StreamScanner:
         # the stream being scanned: what it read so far counts in a live Stats (progress
         # of a long analysis), before the scan returns and it is accounted
         self.current: FileScan | None = None
+        # when the bytes being fed arrived, for a live watch (Analyzer.feed): the time
+        # of a step line that prints none, so a bare `print(step, loss)` has a cadence
+        self.arrival: LogTime | None = None
 
     def scan(
         self, stream: Stream, file_index: int, stop_at: float | None = None, tail: int = 0
@@ -787,9 +790,10 @@ class StreamScanner:
         when = parse_time(segment, year)
         if sig.role == "progress":
             # Step lines are many: a time and a rank, no context. A line without its own
-            # timestamp (HF Trainer dicts, tqdm bars) takes the nearest one above it.
+            # timestamp (HF Trainer dicts, tqdm bars, a bare print) takes the time it
+            # arrived in a live watch, else the nearest one above it.
             if when is None:
-                when = at.ctx.time_before(at.start, year)
+                when = self.arrival or at.ctx.time_before(at.start, year)
             return self._hit(at, sig, caps, segment, who, when, ())
         key = (at.file_index, sig_index, at.part)
         seen = self._detailed.get(key, 0)

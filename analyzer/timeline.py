@@ -95,8 +95,10 @@ class Stream:
             ):
                 self.last_phase = self.phase_start = None  # the save it began is done
             return
-        self.count += 1
         prev = self.last
+        if prev is not None and prev.file_index == hit.file_index and prev.line == hit.line:
+            return  # one line, two step signatures (a generic one and a trainer's own)
+        self.count += 1
         if prev is not None and prev.time and hit.time and prev.time.absolute == hit.time.absolute:
             delta = hit.time.epoch - prev.time.epoch
             # Progress lines are sampled per block: a span of several steps counts per step.

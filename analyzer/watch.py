@@ -100,7 +100,7 @@ class Watcher:
         except OSError:
             return
         followed.offset += len(data)
-        self.job.feed(unit.name, data)
+        self.job.feed(unit.name, data, arrived=self._now())
 
     def _now(self) -> datetime:
         """Log lines without a zone carry local wall time: compare them with local time."""

@@ -207,3 +207,25 @@ def test_sigterm_to_ha_run_reaches_the_job_and_leaves_no_process_behind(tmp_path
     record = json.loads((tmp_path / "logs" / "attempt_0" / "supervisor.json").read_text())
     assert record["signal"] == "SIGTERM"
     assert "ha-run: got SIGTERM; passing it to the job" in launcher.read_text()
+
+
+@pytest.mark.parametrize("style", ["timm", "mmengine", "fairseq", "detectron2", "keras", "epoch"])
+def test_a_hang_in_a_step_format_nobody_wrote_a_signature_for_is_found_live(
+    tmp_path: Path, style: str
+) -> None:
+    """Issue 17, point 2: the script prints its step lines as timm, MMEngine, fairseq,
+    detectron2, Keras or a bare epoch print do (no rank, mostly no time of their own):
+    ha-run's watch times them as they arrive, confirms the hang and names rank 1 from
+    the stacks it takes before the kill."""
+    env = _job_env(
+        tmp_path, FAULT="hang", FAULT_ATTEMPTS="0", FAULT_STEP="150", LOG_STYLE=style,
+        STEP_SLEEP="0.03",
+    )  # fmt: skip
+    cmd = [sys.executable, "-m", "analyzer.torchrun", "--log-dir", str(tmp_path / "logs")]
+    cmd += ["--poll", "0.5", "--hang-min-gap", "5", "--max-attempts", "1", "--"]
+    cmd += [*TORCHRUN, "--nproc-per-node", "2", str(TRAIN)]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert "attempt 0 hung" in done.stderr, done.stderr[-2000:]
+    verdict = json.loads((tmp_path / "logs" / "attempt_0" / "verdict.json").read_text())
+    assert verdict["category"] == "hang" and verdict["root_cause"]["rank"] == 1
+    assert max(p["last_step"] or 0 for p in verdict["progress"]) == 140

@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import pytest
+
 from analyzer import analyze
 
 T0 = datetime(2026, 11, 29, 10, 0, 0)
@@ -150,3 +152,49 @@ def test_an_evaluation_pause_is_not_a_hang(tmp_path: Path) -> None:
     job = write_job(tmp_path, {0: 120}, {"monitor.log": [monitor(25)]})
     (job / "rank_0.log").write_text((job / "rank_0.log").read_text() + evaluation + "\n")
     assert analyze(job).category == "none"  # 21 min into an evaluation
+
+
+# Step lines of trainers without a signature of their own (issue 17, point 2), timed as
+# they print them or through a logging prefix where they print no time
+_STYLES = {
+    "timm": "{t} INFO Train: 0 [{s:>4}/1000 ({p:>3}%)]  Loss: 6.936 (6.94)  Time: 0.457s",
+    "mmengine": "{slash} - mmengine - INFO - Epoch(train)  [1][{s:>4}/1000]  lr: 1.0e-01  "
+    "eta: 1:23:45  time: 0.0712  data_time: 0.0065  memory: 1023  loss: 2.1582",
+    "fairseq": "{t} | INFO | train_inner | epoch 001: {s:>6} / 1000 loss=9.876, ppl=893.2, "
+    "num_updates={s}, lr=1.25e-05",
+    "detectron2": "{t} d2.utils.events INFO:  eta: 1:23:45  iter: {s}  total_loss: 2.345  "
+    "loss_cls: 0.512  time: 0.4012  lr: 0.0002",
+    "keras": "{t} {s}/1000 [=====>........................] - ETA: 1:23 - loss: 0.5432",
+    "epoch": "{t} - train - INFO - Epoch 1 [{s}/1000] loss 0.4321",
+}
+
+
+@pytest.mark.parametrize("style", sorted(_STYLES))
+def test_a_hang_is_found_in_step_formats_nobody_wrote_a_signature_for(
+    tmp_path: Path, style: str
+) -> None:
+    """A rank steps every two seconds to step 100 and prints nothing more; an hour later
+    (`now`) it is hung, and a caught OOM it trained past does not decide. Ten seconds
+    later it is not hung yet."""
+    start = datetime(2026, 12, 2, 10, 0, 0)
+    lines = []
+    for s in range(1, 101):
+        when = start + timedelta(seconds=2 * s)
+        lines.append(
+            _STYLES[style].format(
+                s=s,
+                p=s // 10,
+                t=when.strftime("%Y-%m-%d %H:%M:%S,000"),
+                slash=when.strftime("%Y/%m/%d %H:%M:%S"),
+            )
+        )
+        if s == 40:
+            lines.append("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.")
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "rank_1.log").write_text("\n".join(lines) + "\n")
+    last = start + timedelta(seconds=200)
+    v = analyze(logs, model=False, now=last + timedelta(hours=1))
+    assert v.category == "hang" and v.root_cause is not None and v.root_cause.rank == 1
+    assert v.progress[0].last_step == 100 and v.progress[0].steps >= 2
+    assert analyze(logs, model=False, now=last + timedelta(seconds=10)).category == "none"

@@ -25,6 +25,11 @@ Environment:
 - ``STEPS`` (300), ``LOG_EVERY`` (10), ``CKPT_EVERY`` (100), ``CKPT_DIR`` (``checkpoints``),
   ``PG_TIMEOUT`` (20 seconds, the process-group / gloo collective timeout),
   ``RECORD_ERRORS`` (1: ``main`` is wrapped in torchelastic's ``@record``; 0: it is not).
+- ``STEP_SLEEP`` (0): seconds each step sleeps after its optimizer step, so a run takes
+  as long as a real one would (a live watch times untimed step lines as they arrive).
+- ``LOG_STYLE`` (``logging``: the step lines above; ``timm``, ``mmengine``, ``fairseq``,
+  ``detectron2``, ``keras``, ``epoch``: printed as that trainer prints its step lines,
+  with no rank and, for four of them, no year or no time at all).
 - ``LOG_RANK`` (1: every log line carries ``[rank N]``; 0: it does not, so only the
   launcher's lines tell which rank is which).
 - Every rank registers ``faulthandler`` for ``SIGUSR1`` (``kill -USR1 PID`` prints its
@@ -171,6 +176,39 @@ def write_rank_info(rank: int, world: int) -> None:
     os.replace(tmp, os.path.join(folder, f"rank-{rank}.json"))
 
 
+def step_line(style: str, step: int, steps: int, loss: float, dt: float) -> str:
+    """A step line in the format of a trainer ha-analyze has no signature of its own for
+    (``LOG_STYLE``): timm, MMEngine, fairseq, detectron2, Keras, a plain epoch print."""
+    if style == "timm":
+        return (
+            f"Train: 0 [{step:>4}/{steps} ({100 * step // steps:>3}%)]  Loss: {loss:.3f} "
+            f"({loss:.2f})  Time: {dt:.3f}s, {16 / dt:.2f}/s  LR: 5.000e-02  Data: 0.001 (0.001)"
+        )
+    if style == "mmengine":
+        return (
+            f"{time.strftime('%Y/%m/%d %H:%M:%S')} - mmengine - INFO - Epoch(train)  "
+            f"[1][{step:>4}/{steps}]  lr: 5.0000e-02  eta: 0:00:10  time: {dt:.4f}  "
+            f"data_time: 0.0010  memory: 10  loss: {loss:.4f}"
+        )
+    if style == "fairseq":
+        return (
+            f"{time.strftime('%Y-%m-%d %H:%M:%S')} | INFO | train_inner | epoch 001: "
+            f"{step:>6} / {steps} loss={loss:.3f}, ppl={2**loss:.2f}, wps=1000, ups={1 / dt:.2f}, "
+            f"num_updates={step}, lr=0.05, gnorm=1.0, train_wall=1, wall=1"
+        )
+    if style == "detectron2":
+        return (
+            f"[{time.strftime('%m/%d %H:%M:%S')} d2.utils.events]:  eta: 0:00:10  iter: {step}  "
+            f"total_loss: {loss:.3f}  time: {dt:.4f}  data_time: 0.0010  lr: 0.05  max_mem: 10M"
+        )
+    if style == "keras":
+        done = 30 * step // steps
+        return f"{step}/{steps} [{'=' * done}>{'.' * (30 - done)}] - ETA: 0:10 - loss: {loss:.4f}"
+    if style == "epoch":
+        return f"Epoch 1 [{step}/{steps}] loss {loss:.4f}"
+    raise ValueError(f"LOG_STYLE={style!r}: not a known style")
+
+
 def main() -> int:
     rank = int(os.environ["RANK"])
     world = int(os.environ["WORLD_SIZE"])
@@ -188,6 +226,7 @@ def main() -> int:
     fault_step = int(os.environ.get("FAULT_STEP", "120"))
     steps = int(os.environ.get("STEPS", "300"))
     log_every = int(os.environ.get("LOG_EVERY", "10"))
+    step_sleep = float(os.environ.get("STEP_SLEEP", "0"))
     ckpt_every = int(os.environ.get("CKPT_EVERY", "100"))
     ckpt_dir = os.environ.get("CKPT_DIR", "checkpoints")
     pg_timeout = int(os.environ.get("PG_TIMEOUT", "20"))
@@ -270,10 +309,15 @@ def main() -> int:
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
+        time.sleep(step_sleep)  # a real step's length, where a test needs one
 
         if step % log_every == 0 or step == first:
             dt = (time.time() - t0) / (step - first + 1)
-            logger.info("step %d/%d loss %.4f (%.1f ms/step)", step, steps, loss_value, dt * 1e3)
+            style = os.environ.get("LOG_STYLE", "logging")
+            if style == "logging":
+                logger.info("step %d/%d loss %.4f (%.1f ms/step)", step, steps, loss_value, dt * 1e3)
+            else:  # another trainer's step line, printed as that trainer prints it
+                print(step_line(style, step, steps, loss_value, dt), flush=True)
         if step % ckpt_every == 0:
             if rank == 0:
                 path = os.path.join(ckpt_dir, f"checkpoint-{step}.pt")
