@@ -70,6 +70,7 @@ KEY_ORDER = (
     "match",
     "exclude",
     "message",
+    "message_zh",
     "evidence",
     "min_count",
     "completion",
@@ -305,16 +306,18 @@ def _parse_signature(
     if evidence not in ("first", "last"):
         raise fail("evidence", "must be 'first' or 'last'")
     message = d.get("message") or d["title"]
-    if not isinstance(message, str):
-        raise fail("message", "must be a string")
+    message_zh = d.get("message_zh", "")
     compiled = [re.compile(rx, re.ASCII) for rx in match]
-    for _, name, _, _ in string.Formatter().parse(message):
-        if stack and name in STACK_CAPTURES:
-            continue  # the scan reads these from the frames under the header
-        if name and any(name not in c.groupindex for c in compiled):
-            raise fail(
-                "message", f"placeholder {{{name}}} is not a named capture of every match regex"
-            )
+    for field, text in (("message", message), ("message_zh", message_zh)):
+        if not isinstance(text, str):
+            raise fail(field, "must be a string")
+        for _, name, _, _ in string.Formatter().parse(text):
+            if stack and name in STACK_CAPTURES:
+                continue  # the scan reads these from the frames under the header
+            if name and any(name not in c.groupindex for c in compiled):
+                raise fail(
+                    field, f"placeholder {{{name}}} is not a named capture of every match regex"
+                )
     examples = d["examples"]
     if not isinstance(examples, list) or not all(isinstance(e, dict) for e in examples):
         raise fail("examples", "must be a list of mappings")
@@ -347,6 +350,7 @@ def _parse_signature(
         match=tuple(match),
         exclude=tuple(exclude),
         message=message.strip(),
+        message_zh=message_zh.strip(),
         description=d["description"],
         references=tuple(references),
         examples=tuple(examples),

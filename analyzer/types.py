@@ -102,6 +102,7 @@ class Signature:
     references: tuple[str, ...]
     examples: tuple[dict[str, Any], ...]
     source: str
+    message_zh: str = ""  # the message in Chinese (--lang zh), with the same placeholders
     recovery: str | None = None
     retryable: bool | None = None
     retryable_set: bool = False

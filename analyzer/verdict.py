@@ -53,12 +53,15 @@ _BASE_CONFIDENCE = {
 }
 
 
-def render_message(hit: Hit) -> str:
-    caps = hit.captures
+def render_message(hit: Hit, lang: str = "en") -> str:
+    """The signature's message with the line's captures, in Chinese where the signature
+    has one (`message_zh`) and `lang` asks."""
+    sig = hit.signature
+    text = sig.message_zh if lang == "zh" and sig.message_zh else sig.message
     try:
-        return hit.signature.message.format_map(_Default(caps))
+        return text.format_map(_Default(hit.captures))
     except (ValueError, IndexError):
-        return hit.signature.title
+        return sig.title
 
 
 class _Default(dict[str, str]):
@@ -127,7 +130,7 @@ def _summary(
         head = f"{category_name(category, 'zh')}"
         loc = f"（{', '.join(where)}）" if where else ""
         tail = f"；另有 {n_other} 条相关日志" if n_other > 0 else ""
-        return f"{head}{loc}：{render_message(root)}{tail}。"
+        return f"{head}{loc}：{render_message(root, 'zh')}{tail}。"
     loc = f" on {', '.join(where)}" if where else ""
     tail = ""
     if n_other > 0:

@@ -378,6 +378,8 @@ def test_lang_zh_labels_every_heading_in_chinese() -> None:
         assert code == 0 and "建议操作:" in out and "判定依据" in out
         assert not [w for w in english if w in out], out
         assert "first to report" not in out and "waited for:" not in out
+        summary = out.splitlines()[2]  # the signature's message too, or the hang's own words
+        assert not re.search(r"[a-z]{4,} [a-z]{4,}", summary.split("：", 1)[-1]), summary
 
 
 def test_timeline_columns_line_up() -> None:

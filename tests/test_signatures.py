@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import string
 import subprocess
 import sys
 from pathlib import Path
@@ -304,3 +306,17 @@ signatures:
     f.write_text(yaml.safe_dump(doc))
     with pytest.raises(PatternError, match=why):
         load_patterns([str(f)], builtin=False)
+
+
+def test_every_deciding_signature_has_its_message_in_chinese() -> None:
+    """Issue 17, point 7: `--lang zh` summaries quote the signature's message; every
+    built-in signature that can decide has one in Chinese, with the same placeholders."""
+
+    def names(text: str) -> list[str]:
+        return sorted(n for _, n, _, _ in string.Formatter().parse(text) if n)
+
+    for sig in load_patterns().signatures:
+        if sig.role == "progress":
+            continue
+        assert re.search(r"[\u4e00-\u9fff]", sig.message_zh), sig.id
+        assert names(sig.message_zh) == names(sig.message), sig.id
