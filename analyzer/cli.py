@@ -3,11 +3,13 @@
 `ha-analyze PATH...` is short for `ha-analyze analyze PATH...`, the command people type
 right after a failure. Exit codes: 0 analysed (whatever the verdict), 1 a `patterns test`
 failed, 2 usage error (bad option, bad pattern file), 3 no input could be read at all,
-4/5/6 `watch --exit-on` saw a failure / a hang / ran out of --timeout.
+4/5/6 `watch --exit-on` saw a failure / a hang / ran out of --timeout, 7 the output could
+not be written, 141 the reader of the output went away.
 """
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 import os
@@ -28,12 +30,40 @@ from .timeline import HANG_FACTOR, HANG_MIN_GAP
 from .types import AnalyzerError, PatternError, Stats
 
 EXIT_UNREADABLE = 3
+EXIT_UNWRITABLE = 7  # the output could not be written (a full disk, /dev/full)
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for `| head`
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush of what could not be
+    written does not print a traceback of its own."""
+    with contextlib.suppress(OSError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
 _NOTES_ON_STDERR = 10  # the JSON holds them all; a folder of binaries must not flood stderr
 
 
 class _DefaultGroup(click.Group):
     """A group whose first argument, when it is not a subcommand, is a path to analyse;
-    a word that is no path but close to a subcommand is a typo (`analyse`), not a log."""
+    a word that is no path but close to a subcommand is a typo (`analyse`), not a log.
+    Output that cannot be written ends in one line, not a traceback."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            try:
+                return super().main(*args, **kwargs)
+            finally:
+                sys.stdout.flush()
+        except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as grep does
+            _discard_stdout()
+            sys.exit(EXIT_BROKEN_PIPE)
+        except OSError as e:  # a full disk, /dev/full, an I/O error on the output
+            _discard_stdout()
+            where = f" ({e.filename})" if e.filename else ""
+            click.echo(f"ha-analyze: cannot write the output{where}: {e.strerror or e}", err=True)
+            sys.exit(EXIT_UNWRITABLE)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         head, args = _global_options(args)

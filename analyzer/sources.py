@@ -86,6 +86,7 @@ class _Prefixed(io.RawIOBase):
 
     def __init__(self, head: bytes, rest: BinaryIO) -> None:
         self._head, self._rest = head, rest
+        self._error: BaseException | None = None
 
     def readable(self) -> bool:
         return True
@@ -97,9 +98,68 @@ class _Prefixed(io.RawIOBase):
             view[:n] = self._head[:n]
             self._head = self._head[n:]
             return n
-        data = self._rest.read(len(view))
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+        # read1 where the stream has it (gzip, bz2, lzma): one decompression step at a
+        # time. A stream that breaks (a truncated file) ends this read as if at its end,
+        # so the buffered reader above returns everything decoded before the break, and
+        # raises on the next read: the scan keeps the data and notes the error.
+        read = getattr(self._rest, "read1", self._rest.read)
+        try:
+            data = read(len(view))
+        except (OSError, EOFError, lzma.LZMAError) as e:
+            self._error = e
+            return 0
         view[: len(data)] = data
         return len(data)
+
+
+class _Zstd(io.RawIOBase):
+    """A zstd stream, frame after frame. zstandard's stream_reader returns nothing and
+    no error for a file cut mid-frame, which would read as complete and empty; this
+    raises EOFError there, after what could be decoded (a copy taken while the log was
+    still being written keeps its head)."""
+
+    # compressed bytes per step: small, as one step's output is held whole (2 KiB of
+    # zstd run-length blocks expand to at most 64 MiB; logs to about 20 KiB)
+    _CHUNK = 2 << 10
+
+    def __init__(self, f: BinaryIO) -> None:
+        import zstandard
+
+        self._zstd, self._f = zstandard, f
+        self._obj = zstandard.ZstdDecompressor().decompressobj()
+        self._out = b""
+        self._ended = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: bytearray | memoryview) -> int:  # type: ignore[override]
+        while not self._out and not self._ended:
+            data = self._f.read(self._CHUNK)
+            if not data:
+                self._ended = True
+                if not self._obj.eof and self._started:
+                    raise EOFError("zstd stream ended before the end of its frame")
+                break
+            self._started = True
+            while data:
+                try:
+                    self._out += self._obj.decompress(data)
+                except self._zstd.ZstdError as e:  # corrupt data: an I/O error to the reader
+                    raise OSError(f"zstd: {e}") from None
+                data = self._obj.unused_data if self._obj.eof else b""
+                if data or self._obj.eof:  # the next frame of a concatenated file
+                    self._obj = self._zstd.ZstdDecompressor().decompressobj()
+                    self._started = bool(data)
+        n = min(len(b), len(self._out))
+        memoryview(b)[:n] = self._out[:n]
+        self._out = self._out[n:]
+        return n
+
+    _started = False
 
 
 def _read_head(f: BinaryIO) -> bytes:
@@ -142,9 +202,7 @@ def _decompressor(head: bytes, f: BinaryIO) -> BinaryIO | None:
     if head.startswith(_XZ):
         return lzma.LZMAFile(f)  # type: ignore[return-value]
     if head.startswith(_ZSTD):
-        import zstandard
-
-        return zstandard.ZstdDecompressor().stream_reader(f)
+        return _Zstd(f)  # type: ignore[return-value]
     return None
 
 

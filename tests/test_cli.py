@@ -436,3 +436,21 @@ def test_readme_accuracy_table_is_this_checkouts() -> None:
         timeout=900,
     )
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_output_that_cannot_be_written_ends_in_one_line(job: Path) -> None:
+    """Issue 18, point 10: stdout on a full device (/dev/full) gives one line on stderr
+    and exit 7, not a traceback, whatever the format."""
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full here")
+    for fmt in ("text", "json", "timeline"):
+        with open("/dev/full", "w") as full:
+            r = subprocess.run(
+                [sys.executable, "-m", "analyzer", str(job), "--format", fmt],
+                stdout=full,
+                stderr=subprocess.PIPE,
+                text=True,
+                check=False,
+            )
+        assert r.returncode == 7, r.stderr
+        assert r.stderr.strip() == "ha-analyze: cannot write the output: No space left on device"

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import zstandard
 
+from analyzer import analyze
 from analyzer.job import path_hosts, path_who
 from analyzer.sources import SourceNotes, iter_streams
 
@@ -122,7 +123,9 @@ def test_truncated_gzip_raises_only_while_reading(tmp_path: Path) -> None:
     for stream in iter_streams([str(f)], notes):  # a stream is only valid until the next
         got = stream.reader.read(8192)
         assert data.startswith(got) and got
-        with pytest.raises(EOFError):
+        rest = stream.reader.read()  # everything decoded before the cut
+        assert data.startswith(got + rest) and len(got + rest) > len(data) // 2
+        with pytest.raises(EOFError):  # then the cut itself
             stream.reader.read()
 
 
@@ -378,3 +381,48 @@ def test_a_file_rotated_while_read_is_read_to_the_end_of_what_was_opened(tmp_pat
         f.write_bytes(b"new file\n")
         rest = stream.reader.read()
         assert len(first) + len(rest) == 16 * 200_000 and b"new file" not in rest
+
+
+def _kill_log() -> bytes:
+    runs = Path(__file__).resolve().parent.parent / "corpora" / "torchrun" / "runs"
+    return (runs / "kill" / "logs" / "launcher.log").read_bytes() * 20
+
+
+@pytest.mark.parametrize("kind", ["gzip", "zstd-frames", "zstd-corrupt", "zstd-whole"])
+def test_a_truncated_or_corrupt_compressed_log_keeps_what_was_decoded(
+    tmp_path: Path, kind: str
+) -> None:
+    """Issue 18, point 10: a log compressed while it was still written (cut short) gives
+    every line decoded before the cut and a note that says so: gzip lost the last 1 MiB
+    it had decoded, and zstd read as complete and empty. A corrupt frame is a note; a
+    file of several whole frames is read whole, without one."""
+    import gzip
+
+    import zstandard
+
+    data = _kill_log()
+    half = len(data) // 2
+    first = zstandard.ZstdCompressor().compress(data[:half])
+    second = zstandard.ZstdCompressor().compress(data[half:])
+    path = tmp_path / ("job.log.gz" if kind == "gzip" else "job.log.zst")
+    if kind == "gzip":
+        packed = gzip.compress(data)
+        path.write_bytes(packed[: len(packed) // 2])
+    elif kind == "zstd-frames":
+        path.write_bytes(first + second[: len(second) // 3])
+    elif kind == "zstd-corrupt":
+        bad = bytearray(first)
+        bad[len(bad) // 2] ^= 0xFF
+        path.write_bytes(bytes(bad))
+    else:
+        path.write_bytes(first + second)
+    v = analyze(path, model=False)
+    notes = " ".join(v.stats.notes)
+    if kind == "zstd-whole":
+        assert v.stats.bytes == len(data) and not notes and v.category == "host_oom"
+    elif kind == "zstd-corrupt":
+        assert "zstd" in notes and "corrupt" in notes.lower()
+    else:
+        assert v.stats.bytes >= (half if kind == "zstd-frames" else 8192), v.stats
+        assert "read stopped early" in notes and "kept what was read" in notes
+        assert v.category == "host_oom"  # the evidence before the cut
