@@ -207,6 +207,13 @@ class _Block:
         return out
 
 
+def _boundary(data: bytes) -> int:
+    """Bytes up to and including the first line end or carriage return in `data`; 0
+    when there is none (the tail lies inside one segment: read it from where it is)."""
+    ends = [i for i in (data.find(b"\n"), data.find(b"\r")) if i >= 0]
+    return min(ends) + 1 if ends else 0
+
+
 def _traceback_start(before: list[str], formats: Formats) -> int | None:
     """Index in `before` of the 'Traceback' line that the exception line closes, if any."""
     for i in range(len(before) - 1, -1, -1):
@@ -431,15 +438,24 @@ class StreamScanner:
             if path is not None and start:
                 reader = open(path, "rb")  # noqa: SIM115 (closed below)
                 reader.seek(start - 1)
-                # the rest of a line that began earlier
-                skipped = len(reader.readline(LINE_CAP))
-                feed.fs.bytes += skipped - 1
+                # the rest of a line that began earlier is skipped, to its end or to a
+                # tqdm redraw (`\r`), whichever comes first: a bar redrawn for hours is
+                # one line longer than the tail, and its last segment is the evidence
+                # (reading from the byte before: a line that starts there is kept whole)
+                skipped = max(_boundary(reader.read(tail + 1)) - 1, 0)
+                reader.seek(start + skipped)
+                feed.fs.bytes += skipped
                 feed.fs.start = feed.fs.bytes
             while True:
                 if stop_at is not None and time.monotonic() > stop_at:
                     feed.fs.error = DEADLINE_REACHED
                     break
-                chunk = reader.read(BLOCK)
+                want = BLOCK
+                if stream.size is not None:  # a plain file: as large as it was when opened
+                    want = min(BLOCK, stream.size - feed.fs.bytes)
+                # (the read-ahead thread reads whole blocks: what it read past the size
+                # the file had is left unread, so a log that grows forever ends)
+                chunk = reader.read(want)[:want] if want > 0 else b""
                 if not chunk:
                     break
                 if reader is stream.reader and len(chunk) == BLOCK:

@@ -99,3 +99,49 @@ def test_concurrent_calls_from_threads_agree_with_sequential_ones(tmp_path: Path
     for a, b in zip(sequential, threaded, strict=True):
         a["stats"].pop("seconds"), b["stats"].pop("seconds")
         assert a == b
+
+
+OOM_TEXT = (
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a "
+    "total capacity of 79.32 GiB of which 1.0 GiB is free."
+)
+
+
+def _tail_first(path: Path) -> tuple[str, int]:
+    from analyzer.analysis import TAIL_FIRST, Analyzer, Settings
+
+    job = Analyzer(Settings(model=False))
+    job.read_paths([str(path)], time.monotonic() + 600, TAIL_FIRST)
+    v = job.verdict()
+    return v.category, v.stats.lines
+
+
+def test_a_last_line_longer_than_the_tail_is_read_from_its_last_redraws(tmp_path: Path) -> None:
+    """Issue 18, point 6: a tqdm bar redrawn for hours is one line of megabytes whose last
+    segment is the OOM. Read tail-first (a deadline), the tail lies inside that line: it
+    is read from its first redraw on, not skipped whole as the rest of an earlier line."""
+    bar = "Epoch 1:  45%|####5     | 4512/10000 [1:02:03<1:15:30,  1.21it/s, loss=2.31]"
+    log = tmp_path / "train.log"
+    log.write_text(
+        "2026-11-29 10:00:00,000 INFO start\n" + "\r".join([bar] * 40_000) + "\r" + OOM_TEXT + "\n"
+    )
+    assert log.stat().st_size > 2 << 20  # longer than the tail, and than a line's cap
+    assert _tail_first(log)[0] == "device_oom"
+
+
+@pytest.mark.parametrize("at_line_start", [True, False])
+def test_the_tail_keeps_a_line_that_starts_where_it_starts(
+    tmp_path: Path, at_line_start: bool
+) -> None:
+    """The first line of the tail is whole when the tail begins at its first byte, and is
+    skipped (it began earlier) when the tail begins inside it."""
+    from analyzer.analysis import TAIL_FIRST
+
+    body = b"2026-11-29 10:00:00,000 INFO step 1 loss 2.0\n" * 20_000
+    line = OOM_TEXT.encode() + b"\n"
+    inside = 0 if at_line_start else 5
+    rest = b"a" * (TAIL_FIRST + inside - len(line) - 1) + b"\n"
+    log = tmp_path / "train.log"
+    log.write_bytes(body + line + rest)
+    assert log.stat().st_size - TAIL_FIRST == len(body) + inside  # where the tail begins
+    assert _tail_first(log)[0] == ("device_oom" if at_line_start else "none")

@@ -251,3 +251,26 @@ def test_repeated_lines_are_counted_as_reading_every_copy_gives(
     assert by_sig["numerics-loss-scale-tiny"][0] == 8_000  # only the 0.0001 lines
     assert any(ranks == (0, 1, 2, 3) for _, ranks in by_sig.values())
     assert reads[0] < reads[1] / 20  # and the copies were only counted
+
+
+def test_a_log_that_grows_while_read_is_read_as_large_as_it_was_when_opened(
+    tmp_path: Path,
+) -> None:
+    """Issue 18, point 10: a file written faster than it is read never ended; now a plain
+    file is read to the size it had when opened. What is appended after (here an OOM) is
+    the next analysis's, and a read-ahead block past that size is left unread."""
+    from analyzer.sources import SourceNotes, iter_units, open_unit
+
+    log = tmp_path / "rank_0.log"
+    log.write_bytes(b"2026-11-29 10:00:00,000 INFO step 1 loss 2.0\n" * (3 * BLOCK // 46))
+    size = log.stat().st_size
+    job = Analyzer(Settings(model=False))
+    notes = SourceNotes()
+    (unit,) = iter_units([str(log)], notes)
+    for stream in open_unit(unit, notes):  # opened: its size is taken now
+        with log.open("ab") as f:
+            f.write(b"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n")
+            f.write(b"x" * (2 * BLOCK) + b"\n")
+        fs = job.scanner.scan(stream, 0)
+        assert fs.bytes == size
+    assert job.verdict().category == "none"
