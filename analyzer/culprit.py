@@ -241,7 +241,7 @@ def _together(stall: Stall | None, ev: Evidence) -> Stall | None:
     window = _TOGETHER_STEPS * stall.step_time + 1.0
     if len(steps) != 1 or len(times) != len(streams) or max(times) - min(times) > window:
         return stall
-    return replace(stall, reason="together")
+    return replace(stall, reason="together", ranks=len(ranks))
 
 
 def _stalled_before_the_kill(stalls: list[Stall], root: Hit) -> Stall | None:

@@ -154,21 +154,20 @@ def decide(
             "stop", STOP, preferred, cat, len(same), budget, lemons, reason, EXIT_PERMANENT
         )
 
-    if preferred == STOP and current.confidence < policy.guess_below and len(same) == 1:
-        preferred = policy.available("auto_restart") or STOP
-        if preferred != STOP:
-            return Decision(
-                "restart",
-                preferred,
-                STOP,
-                cat,
-                1,
-                1,
-                lemons,
-                f"{cat} is a guess (confidence {current.confidence:.2f}): one restart "
-                "to see whether it fails the same way",
-                _EXIT.get(preferred, EXIT_RESTART),
-            )
+    def restart(chosen: str, reason: str, allowed: int = budget) -> Decision:
+        exit_code = _EXIT.get(chosen, EXIT_RESTART)
+        return Decision(
+            "restart", chosen, preferred, cat, len(same), allowed, lemons, reason, exit_code
+        )
+
+    guess = policy.available("auto_restart")
+    if preferred == STOP and current.confidence < policy.guess_below and len(same) == 1 and guess:
+        return restart(
+            guess,
+            f"{cat} is a guess (confidence {current.confidence:.2f}): one restart "
+            "to see whether it fails the same way",
+            allowed=1,
+        )
     if preferred == STOP:
         return stop(f"{cat}: restarting cannot help; fix and resubmit")
     why_sticky = sticky(current, history)
@@ -186,17 +185,7 @@ def decide(
     )
     if lemons:
         reason += f"; host(s) {', '.join(lemons)} failed in more than one attempt"
-    return Decision(
-        "restart",
-        chosen,
-        preferred,
-        cat,
-        len(same),
-        budget,
-        lemons,
-        reason,
-        _EXIT.get(chosen, EXIT_RESTART),
-    )
+    return restart(chosen, reason)
 
 
 def load_policy(path: str | Path) -> Policy:

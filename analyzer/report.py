@@ -76,8 +76,9 @@ def _read_rows(path: Path) -> tuple[list[Any], set[str]]:
 
     text = path.read_text(encoding="utf-8")
     rows = [json.loads(line) for line in text.splitlines() if line.strip()]
-    first = rows[0] if rows and isinstance(rows[0], dict) else None
-    return rows, set(first) if first is not None else set(_REQUIRED if not rows else ())
+    if not rows:  # a batch of no jobs
+        return rows, set(_REQUIRED)
+    return rows, set(rows[0]) if isinstance(rows[0], dict) else set()
 
 
 def _e(value: object) -> str:

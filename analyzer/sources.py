@@ -132,6 +132,7 @@ class _Zstd(io.RawIOBase):
         self._obj = zstandard.ZstdDecompressor().decompressobj()
         self._out = b""
         self._ended = False
+        self._started = False  # the current frame has begun (its end not yet seen)
 
     def readable(self) -> bool:
         return True
@@ -158,8 +159,6 @@ class _Zstd(io.RawIOBase):
         memoryview(b)[:n] = self._out[:n]
         self._out = self._out[n:]
         return n
-
-    _started = False
 
 
 def _read_head(f: BinaryIO) -> bytes:

@@ -84,6 +84,11 @@ def waits_outside(found: Mapping[str, str]) -> bool:
     return found.get("collective") == "no"
 
 
+def waits_inside(found: Mapping[str, str]) -> bool:
+    """Whether a thread header's captures say it waits in a collective."""
+    return found.get("collective") == "yes"
+
+
 @dataclass(frozen=True)
 class Frame:
     """One frame of a thread block, and where its lines sit in the lines read."""

@@ -175,6 +175,7 @@ class Stall:
     # every rank stopped at the same step at once (which one hung is not in the logs)
     reason: str = "stalled"
     threshold: float = 0.0  # the gap that made it a stall (seconds)
+    ranks: int = 1  # "together": how many ranks stopped at once
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from functools import partial
 from pathlib import PurePath
 from typing import Any
 
+from . import stacks
 from .cascade import Rule, explain
 from .classifier import Model
 from .correlate import ROLE_RANK, SEVERITY_RANK, Evidence, template
@@ -160,7 +161,7 @@ def _others_wait(root: Hit, hits: list[Hit]) -> bool:
     """Whether another rank's stack dump waits inside a collective."""
     return any(
         h.signature.stack is not None
-        and h.captures.get("collective") == "yes"
+        and stacks.waits_inside(h.captures)
         and h.rank is not None
         and h.rank != root.rank
         for h in hits
@@ -194,8 +195,7 @@ def _stall_root(stall: Stall, lang: str, ev: Evidence) -> tuple[RootCause, str]:
             "the others waited for it."
         )
     elif stall.reason == "together":
-        streams = ev.timeline.streams.values()
-        ranks = len({s.rank for s in streams if s.count and s.rank is not None})
+        ranks = stall.ranks
         when = last.time.iso() if last.time else "?"
         summary = (
             f"作业卡死：全部 {ranks} 个 rank 都在第 {step} 步（{when}）之后同时停止前进，"

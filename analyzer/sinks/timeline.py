@@ -55,34 +55,41 @@ def _row(
     return sort_time, (who, last, when, role, sig, file)
 
 
-def _at(r: Reported, lang: str) -> str:
+# the words of the spread lines, by language
+_SPREAD = {
+    "en": {
+        "at": "at",
+        "head": "first to report: {first}; last: {last} ({n} ranks reported, clocks corrected)",
+        "waits": "waited for: ",
+        "sep": "; ",
+        "link": "link: ",
+    },
+    "zh": {
+        "at": "于",
+        "head": "最先报告：{first}；最后：{last}（{n} 个 rank 报告，已校正时钟偏差）",
+        "waits": "等待链：",
+        "sep": "；",
+        "link": "链路：",
+    },
+}
+
+
+def _at(r: Reported, words: dict[str, str]) -> str:
     where = ", ".join(x for x in (r.host, f"device {r.device}" if r.device else None) if x)
-    at = "于" if lang == "zh" else "at"
-    return f"rank {r.rank}" + (f" ({where})" if where else "") + f" {at} {_clock(r.time)}"
+    return f"rank {r.rank}" + (f" ({where})" if where else "") + f" {words['at']} {_clock(r.time)}"
 
 
 def spread_lines(spread: Spread | None, lang: str = "en") -> list[str]:
     """The spread of a failure across ranks, in words (`--format text` too)."""
     if spread is None:
         return []
-    if lang == "zh":
-        out = [
-            f"最先报告：{_at(spread.first, lang)}；最后：{_at(spread.last, lang)}"
-            f"（{spread.ranks} 个 rank 报告，已校正时钟偏差）"
-        ]
-        if spread.waits:
-            out.append("等待链：" + "；".join(chains(spread.waits)))
-        if spread.link:
-            out.append(f"链路：rank {spread.link[0]} <-> rank {spread.link[1]}")
-        return out
-    out = [
-        f"first to report: {_at(spread.first, lang)}; last: {_at(spread.last, lang)}"
-        f" ({spread.ranks} ranks reported, clocks corrected)"
-    ]
+    words = _SPREAD["zh" if lang == "zh" else "en"]
+    first, last = _at(spread.first, words), _at(spread.last, words)
+    out = [words["head"].format(first=first, last=last, n=spread.ranks)]
     if spread.waits:
-        out.append("waited for: " + "; ".join(chains(spread.waits)))
+        out.append(words["waits"] + words["sep"].join(chains(spread.waits)))
     if spread.link:
-        out.append(f"link: rank {spread.link[0]} <-> rank {spread.link[1]}")
+        out.append(f"{words['link']}rank {spread.link[0]} <-> rank {spread.link[1]}")
     return out
 
 
