@@ -35,7 +35,7 @@ from .reading import Reading, worth_forking
 from .region import ErrorLines
 from .scan import FileScan, StreamFeed, StreamScanner, YearRef
 from .signatures import PatternSet, builtin_dir, load_patterns
-from .sources import Stream, Unit, iter_units, open_unit
+from .sources import OutOfTime, SourceNotes, Stream, Unit, iter_units, open_unit
 from .timeline import HANG_FACTOR, HANG_MIN_GAP
 from .types import AnalyzerError, Hit, LogTime, Stats, Verdict, Who
 from .verdict import decide
@@ -204,7 +204,7 @@ class Analyzer:
         self.matcher = matcher or self.settings.matcher()
         self.collector = Collector()
         self.errors = ErrorLines()
-        self.reading = Reading()
+        self.reading = Reading(SourceNotes(secrets=self.settings.redact))
         self.year = YearRef()
         self.builder = JobBuilder()
         self._listeners: list[Callable[[Hit], None]] = []
@@ -275,21 +275,24 @@ class Analyzer:
         `stop_at` (monotonic clock) ends reading early; `tail` reads large plain files
         from that many bytes before their end only.
         """
-        for unit in units:
-            for stream in open_unit(unit, self.reading.notes):
-                index = self._next_stream()
-                self.builder.names[index] = stream.name  # a file of the job, hits or not
+        try:
+            for unit in units:
                 if stop_at is not None and time.monotonic() > stop_at:
                     self.reading.unread += 1  # at least this one; opening the rest costs more
                     return
-                try:
-                    fs = self.scanner.scan(stream, index, stop_at, tail)
-                except Exception as e:  # a bug must cost one file, not the restart decision
-                    self.reading.notes.notes.append(
-                        f"{stream.name}: internal error, file skipped: {type(e).__name__}: {e}"
-                    )
-                    continue
-                self.reading.account(fs)
+                for stream in open_unit(unit, self.reading.notes, stop_at):
+                    index = self._next_stream()
+                    self.builder.names[index] = stream.name  # a file of the job, hits or not
+                    try:
+                        fs = self.scanner.scan(stream, index, stop_at, tail)
+                    except Exception as e:  # a bug must cost one file, not the restart decision
+                        self.reading.notes.note(
+                            f"{stream.name}: internal error, file skipped: {type(e).__name__}: {e}"
+                        )
+                        continue
+                    self.reading.account(fs)
+        except OutOfTime:  # inside a header, a skip or a member list
+            self.reading.unread += 1
 
     def read_part(self, unit: Unit, start: int, end: int, last: bool) -> FileScan:
         """Bytes [start, end) of a plain file, as a worker reads its part of one."""
@@ -297,12 +300,19 @@ class Analyzer:
         path = Path(unit.path)
         self.builder.names[0] = unit.name
         with path.open("rb") as f:
-            stream = Stream(unit.name, f, path_who(unit.name), None, path, end)
+            stream = Stream(unit.name, f, path_who(unit.name), path, end)
             return self.scanner.scan_part(stream, 0, start, end, last)
 
     def read_paths(self, paths: Sequence[str], stop_at: float | None = None, tail: int = 0) -> None:
         """Every input under `paths`, in workers when the settings ask and it pays."""
-        units = list(iter_units(paths, self.reading.notes))
+        units: list[Unit] = []
+        try:
+            units.extend(iter_units(paths, self.reading.notes, stop_at))
+        except OutOfTime:  # a folder too large to list in time: read what was listed
+            self.reading.unread += 1
+            self.reading.notes.note(
+                f"deadline reached while listing the input: {len(units):,} files listed"
+            )
         self.year.anchor(units, stop_at)
         workers = self.settings.workers
         if workers > 1 and stop_at is None and worth_forking(units):
@@ -321,7 +331,7 @@ class Analyzer:
         scanning = self.scanner.current
         if scanning is not None:
             open_.append(scanning)
-        notes = list(r.notes.notes)
+        notes = r.notes.shown()
         if r.unread and not any(n.startswith("deadline reached") for n in notes):
             notes.append("deadline reached: not every file was read to its end")
         return Stats(

@@ -15,7 +15,9 @@ from .formats import Fields, Formats
 from .formats import builtin as builtin_formats
 from .types import LogTime
 
-_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+ANSI = re.compile(
+    r"\x9b[0-?]*[ -/]*[@-~]|\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])"
+)
 
 _MONTHS = {m: i for i, m in enumerate(calendar.month_abbr) if m}
 TEXT_CAP = 4096  # characters of a line kept as evidence
@@ -27,8 +29,9 @@ def decode(raw: bytes) -> str:
     """UTF-8, else GB18030 (CANN and Chinese locales), else UTF-8 with replacements."""
     try:
         return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        pass
+    except UnicodeDecodeError as e:
+        if e.start >= len(raw) - 3 and e.reason == "unexpected end of data":
+            return raw[: e.start].decode("utf-8")  # a line cut inside its last character
     try:
         return raw.decode("gb18030")
     except UnicodeDecodeError:
@@ -50,7 +53,7 @@ def clean(raw: str) -> list[str]:
     Only the segments that carry text are kept, so a progress bar redrawn 500 times on one
     physical line does not hide the error printed after its last redraw.
     """
-    text = _ANSI.sub("", raw).rstrip("\r\n")
+    text = ANSI.sub("", raw).rstrip("\r\n")
     if "\r" not in text:
         return [text]
     return [s for s in text.split("\r") if s.strip()] or [""]

@@ -32,9 +32,7 @@ class Reading:
 
     def absorb(self, other: Reading, when: Callable[[LogTime | None], LogTime | None]) -> None:
         """Add what another reader read (a worker, analyzer.workers), its times re-dated."""
-        self.notes.unreadable += other.notes.unreadable
-        self.notes.skipped += other.notes.skipped
-        self.notes.notes += other.notes.notes
+        self.notes.absorb(other.notes)
         self.files += other.files
         self.lines += other.lines
         self.bytes += other.bytes
@@ -47,23 +45,21 @@ class Reading:
         self.lines += fs.lines
         self.bytes += fs.read
         self.truncated += fs.truncated
-        notes = self.notes.notes
+        note = self.notes.note
         if fs.start:
             self.tails += 1
-            notes.append(
+            note(
                 f"{fs.name}: only its last {fs.read:,} bytes were read (deadline); its line "
                 f"numbers count from byte {fs.start:,}"
             )
         if fs.error == DEADLINE_REACHED:
             self.unread += 1
         elif fs.error:
-            notes.append(f"{fs.name}: read stopped early: {fs.error} (kept what was read)")
+            note(f"{fs.name}: read stopped early: {fs.error} (kept what was read)")
         if fs.last_time is not None:
             self.ends.append(fs.last_time)
         if fs.truncated:
-            notes.append(
-                f"{fs.name}: {fs.truncated} line(s) longer than 1 MiB were cut for matching"
-            )
+            note(f"{fs.name}: {fs.truncated} line(s) longer than 1 MiB were cut for matching")
 
 
 # A job smaller than this is read in one process: forking costs more than it saves.

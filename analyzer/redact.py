@@ -15,12 +15,16 @@ base64-looking bytes costs time in proportion to its length.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from .lines import ANSI, TEXT_CAP
+
 MASK = "[REDACTED]"
+# Characters past a cut that are redacted with the line (longer than any token).
+_WINDOW = TEXT_CAP
 
 
 def _mixed_case(m: re.Match[str]) -> str:
@@ -109,8 +113,25 @@ def _triggers() -> Any:
     return triggers
 
 
-def redact(text: str) -> str:
-    """The line with every secret-looking value replaced by [REDACTED]."""
+# Characters no output shows: C0 controls but tab, DEL, C1 controls (0x9b is a CSI to
+# some terminals), and the bidirectional overrides and isolates that reorder what a
+# terminal shows of a line ("Trojan source"). A carriage return becomes a space.
+_INVISIBLE = [*range(0x00, 0x09), *range(0x0A, 0x20), *range(0x7F, 0xA0)]
+_BIDI = [0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+_DROP = {c: None for c in [*_INVISIBLE, *_BIDI]} | {0x0D: " "}
+_ESCAPE = {c: f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}" for c in [*_INVISIBLE, *_BIDI, 0x0D]}
+
+
+def printable(text: str) -> str:
+    """The text without terminal escapes or control characters: a log line may hold an
+    OSC 52 clipboard write, a hyperlink or a window title, and a report printed to a
+    terminal (or pasted into one) must not run them."""
+    if text.isprintable():
+        return text
+    return ANSI.sub("", text).translate(_DROP)
+
+
+def _secrets(text: str) -> str:
     hits = _triggers().Match(text.encode("utf-8", "surrogatepass"))
     if not hits:
         return text
@@ -118,3 +139,46 @@ def redact(text: str) -> str:
         rule = _RULES[i]
         text = rule.pattern.sub(rule.replacement, text)
     return text
+
+
+def redact(text: str) -> str:
+    """The line, printable, with every secret-looking value replaced by [REDACTED].
+    Escapes go first: `\\x1b[33mhf_...` must look like the token it is."""
+    return _secrets(printable(text))
+
+
+def shown(text: str, secrets: bool = True, cap: int = TEXT_CAP) -> str:
+    """A line as it leaves the engine: printable, redacted (unless `secrets` is False),
+    then cut to `cap` characters. Redacting before the cut: a token that starts just
+    before the cut would otherwise be half shown, its start too short to recognise."""
+    text = text[: cap + _WINDOW]
+    return (redact(text) if secrets else printable(text))[:cap]
+
+
+# What a wrapped token's second half looks like at the start of the next line.
+_WRAPPED = re.compile(r"^(\s{0,8})[A-Za-z0-9+/=_.~%-]{8,}(?=\s|$)")
+
+
+def redact_lines(lines: Iterable[str], secrets: bool = True) -> tuple[str, ...]:
+    """Consecutive lines as shown: each line by shown(), and where a line ends in a
+    redacted value, the next line's leading run of token characters is redacted too (a
+    terminal or logger that wraps at a width splits a token over two lines)."""
+    out: list[str] = []
+    for line in lines:
+        text = shown(line, secrets)
+        if secrets and out and out[-1].endswith(MASK):
+            text = _WRAPPED.sub(rf"\1{MASK}", text)
+        out.append(text)
+    return tuple(out)
+
+
+def label(name: str, secrets: bool = True) -> str:
+    """A file or member name as every output shows it: bytes that are not UTF-8 (the
+    file system's surrogate escapes) and control characters as backslash escapes, so a
+    name can neither forge a report line nor reach the terminal, nor fail a strict
+    UTF-8 writer; secrets redacted unless `secrets` is False (a presigned URL saved as
+    a file name holds its signature)."""
+    if not name.isprintable():
+        name = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        name = name.translate(_ESCAPE)
+    return _secrets(name) if secrets else name

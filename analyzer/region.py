@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .lines import TEXT_CAP, decode, parse_time
-from .redact import redact
+from .redact import shown
 from .types import LogTime
 
 # One automaton pattern for "this line looks like an error". Broad on purpose: these
@@ -122,9 +122,7 @@ class Unread:
     redacted: bool
 
     def read(self) -> ErrorLine:
-        text = decode(self.raw)[:TEXT_CAP]
-        if self.redacted:
-            text = redact(text)
+        text = shown(decode(self.raw[: 3 * TEXT_CAP]), self.redacted)
         return ErrorLine(self.file, self.line, parse_time(text, self.year), text, self.matched)
 
     @classmethod

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
+from functools import partial
 from typing import BinaryIO
 
 from . import stacks
@@ -24,15 +25,17 @@ from .formats import Fields, Formats
 from .job import who_of
 from .lines import TEXT_CAP, TRACEBACK, Message, clean, decode, has_year, parse_time, strip_prefix
 from .matcher import Matcher
-from .redact import redact
+from .redact import redact_lines, shown
 from .region import LAST_LINES, ErrorLine, ErrorLines, Unread
-from .sources import Stream, Unit, packed
+from .sources import OutOfTime, Stream, Unit, packed
 from .types import SERIES, Hit, LogTime, Signature, Who
 
 BLOCK = 1 << 20
 # A longer line is matched on its first and its last LINE_CAP bytes; the middle is only
 # counted, so memory stays bounded whatever the input.
 LINE_CAP = 1 << 20
+# bytes of a context line decoded: enough to redact its shown part (redact.shown)
+_CONTEXT_BYTES = 3 * TEXT_CAP
 _LAST_TEXT = 1024  # bytes of each last line kept for the region (20 per file, 4,096 files)
 _CONTEXT_BEFORE, _CONTEXT_AFTER, _TRACEBACK_LINES = 3, 3, 40
 _TAIL = 64 * 1024
@@ -69,11 +72,9 @@ _CHAINED = ("During handling", "The above exception")
 
 
 def _why(e: Exception) -> str:
+    if isinstance(e, OutOfTime):
+        return DEADLINE_REACHED
     return f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
-
-
-def _as_is(text: str) -> str:
-    return text
 
 
 def _template(line: bytes) -> bytes:
@@ -186,7 +187,7 @@ class _Block:
         pos = start + self.shift
         while len(out) < n and pos > 0:
             prev = self.buf.rfind(b"\n", 0, pos - 1) + 1
-            out.append(decode(self.buf[prev : pos - 1])[:TEXT_CAP])
+            out.append(decode(self.buf[prev : pos - 1][:_CONTEXT_BYTES]))
             pos = prev
         out.reverse()
         return out
@@ -202,7 +203,7 @@ class _Block:
         while len(out) < n and pos < len(self.buf):
             nxt = self.buf.find(b"\n", pos)
             nxt = len(self.buf) if nxt < 0 else nxt
-            out.append((pos - self.shift, decode(self.buf[pos:nxt])[:TEXT_CAP]))
+            out.append((pos - self.shift, decode(self.buf[pos:nxt][:_CONTEXT_BYTES])))
             pos = nxt + 1
         return out
 
@@ -228,6 +229,12 @@ def _traceback_start(before: list[str], formats: Formats) -> int | None:
     return None
 
 
+def _read_block(reader: BinaryIO | _ReadAhead, size: int) -> bytes:
+    """The next `size` bytes. At an end, once more: a stream that broke (a cut gzip or
+    zip member) returns its end first, so what it decoded is kept, and its error after."""
+    return reader.read(size) or reader.read(size)
+
+
 class _ReadAhead:
     """A stream read by a thread, a few blocks ahead of the scan.
 
@@ -244,13 +251,14 @@ class _ReadAhead:
         self._reader = reader
         self._queue: queue.Queue[bytes | BaseException] = queue.Queue(self._DEPTH)
         self._stop = threading.Event()
+        self._ended = False  # the thread has put its last item
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
         while not self._stop.is_set():
             try:
-                item: bytes | BaseException = self._reader.read(BLOCK)
+                item: bytes | BaseException = _read_block(self._reader, BLOCK)
             except BaseException as e:  # re-raised in the scan
                 item = e
             while not self._stop.is_set():
@@ -263,9 +271,13 @@ class _ReadAhead:
                 return
 
     def read(self, size: int) -> bytes:
+        if self._ended:
+            return b""
         item = self._queue.get()
         if isinstance(item, BaseException):
+            self._ended = True
             raise item
+        self._ended = not item
         return item
 
     def close(self) -> None:
@@ -400,7 +412,7 @@ class StreamScanner:
         self._in_block = [False] * (matcher.fact_base) + fact_blocks
         self.errors = errors
         # lines leave the engine only through hits: redacting them here covers every sink
-        self.clean_text: Callable[[str], str] = redact if redact_secrets else _as_is
+        self.clean_text: Callable[[str], str] = partial(shown, secrets=redact_secrets)
         self._redact = redact_secrets
         self.on_hit = on_hit
         self.year = year
@@ -455,7 +467,7 @@ class StreamScanner:
                     want = min(BLOCK, stream.size - feed.fs.bytes)
                 # (the read-ahead thread reads whole blocks: what it read past the size
                 # the file had is left unread, so a log that grows forever ends)
-                chunk = reader.read(want)[:want] if want > 0 else b""
+                chunk = _read_block(reader, want)[:want] if want > 0 else b""
                 if not chunk:
                     break
                 if reader is stream.reader and len(chunk) == BLOCK:
@@ -463,12 +475,6 @@ class StreamScanner:
                     # would spend seconds starting them)
                     reader = _ReadAhead(stream.reader)
                 feed.feed(chunk)
-                if stream.limit is not None and feed.fs.bytes >= stream.limit:
-                    feed.fs.error = (
-                        f"stopped after {feed.fs.bytes:,} decompressed bytes: it expands "
-                        "far beyond its stored size (a decompression bomb?)"
-                    )
-                    break
         except Exception as e:  # truncated gzip, I/O errors, corrupt members: keep what we have
             feed.fs.error = _why(e)
         finally:
@@ -703,7 +709,7 @@ class StreamScanner:
         for k in range(len(pieces) - 1, -1, -1):
             raw = pieces[k]
             if raw.strip():
-                text = self.clean_text(decode(raw[:_LAST_TEXT]))
+                text = shown(decode(raw[: _LAST_TEXT + TEXT_CAP]), self._redact, _LAST_TEXT)
                 when = parse_time(text, self.year.year)
                 out.append(ErrorLine(stream.name, last - (len(pieces) - 1 - k), when, text, False))
                 if len(out) == LAST_LINES:
@@ -825,9 +831,7 @@ class StreamScanner:
             if tb is not None:
                 ctx_before = before[tb:]
         context = (
-            (*ctx_before, segment[:TEXT_CAP], *at.ctx.lines_after(at.end, _CONTEXT_AFTER))
-            if detailed
-            else ()
+            (*ctx_before, segment, *at.ctx.lines_after(at.end, _CONTEXT_AFTER)) if detailed else ()
         )
         return self._hit(at, sig, caps, segment, who, when, context, len(ctx_before))
 
@@ -852,15 +856,15 @@ class StreamScanner:
         spans = at.ctx.spans_after(at.end, stacks.STACK_LINES)
         snap = stacks.read([strip_prefix(t, self.formats).text for _, t in spans], sig.stack)
         if snap is None:
-            return self._hit(at, sig, caps, segment, who, when, (segment[:TEXT_CAP],))
+            return self._hit(at, sig, caps, segment, who, when, (segment,))
         if not snap.main:
             return None
         k = snap.at.code_at if snap.at.code_at is not None else snap.at.at
         start, text = spans[k]
         cited = replace(at, line=at.line + 1 + k, offset=at.offset + start - at.start)
         found = {**caps, **stacks.captures(snap)}
-        shown = max(max(f.at, f.code_at or 0) for f in snap.frames) + 1
-        context = (segment[:TEXT_CAP], *(t for _, t in spans[: min(shown, _TRACEBACK_LINES)]))
+        last = max(max(f.at, f.code_at or 0) for f in snap.frames) + 1
+        context = (segment, *(t for _, t in spans[: min(last, _TRACEBACK_LINES)]))
         return self._hit(cited, sig, found, text, who, when, context, k + 1)
 
     def _hit(
@@ -880,12 +884,12 @@ class StreamScanner:
             file_index=at.file_index,
             line=at.line,
             offset=at.offset,
-            text=self.clean_text(segment[:TEXT_CAP]),
+            text=self.clean_text(segment),
             time=when,
             rank=who.rank,
             host=who.host,
             captures={k: self.clean_text(v) for k, v in caps.items()},
-            context=tuple(self.clean_text(c) for c in context),
+            context=redact_lines(context, self._redact),
             context_first_line=at.line - lines_before,
             who=who,
             repeats=at.repeats,

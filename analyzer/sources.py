@@ -14,16 +14,18 @@ import gzip
 import io
 import lzma
 import os
+import select
 import stat
 import sys
-import tarfile
-import zipfile
+import time
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+from .archives import Member, tar_members, zip_members
 from .job import path_who
+from .redact import label
 from .types import Who
 
 _HEAD = 8192
@@ -50,35 +52,142 @@ _TEXT_BYTES = bytes([9, 10, 11, 12, 13, 27, *range(32, 127), *range(128, 256)])
 _TAR_EXT = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz", ".tar.zst")
 
 
+class OutOfTime(Exception):
+    """The caller's deadline passed inside a read (a header, a skip, a walk): the
+    reading ends where it is, and what was read stands."""
+
+
+@dataclass
+class Budget:
+    """Decompressed bytes one input may still produce, at every level of nesting: a few
+    KB that expand to terabytes must end in bounded time with a note. It comes from the
+    bytes on disk, never from a size an archive declares."""
+
+    left: int
+
+    @classmethod
+    def of(cls, stored: int | None) -> Budget:
+        if stored is None:
+            return cls(UNKNOWN_SIZE_LIMIT)
+        return cls(max(MIN_EXPANSION_LIMIT, EXPANSION_RATIO * stored))
+
+
+class DecompressionBomb(OSError):
+    pass
+
+
+class _Guarded(io.RawIOBase):
+    """Every read of an input goes through one of these: on the file itself (the
+    deadline) and on each decompressor's output (the deadline and the budget). So no
+    stage, whether a gzip header read a byte at a time, a skipped tar member or a
+    member list, runs past the deadline or expands past the budget."""
+
+    def __init__(
+        self, f: BinaryIO, stop_at: float | None, budget: Budget | None = None, fd: int = -1
+    ) -> None:
+        self._f, self._stop_at, self._budget = f, stop_at, budget
+        self._fd = fd  # a stream that may block (stdin): waited on with select
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return self._budget is None and self._f.seekable()
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        return self._f.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self._f.tell()
+
+    def _wait(self) -> None:
+        if self._stop_at is None:
+            return
+        left = self._stop_at - time.monotonic()
+        if left <= 0:
+            raise OutOfTime
+        if self._fd >= 0 and not select.select([self._fd], [], [], left)[0]:
+            raise OutOfTime
+
+    def readinto(self, b: bytearray | memoryview) -> int:  # type: ignore[override]
+        self._wait()
+        view = memoryview(b)
+        if self._fd >= 0:
+            data = os.read(self._fd, len(view))  # what is there now: never blocks twice
+        else:
+            read = getattr(self._f, "read1", self._f.read)
+            data = read(len(view))
+        if self._budget is not None:
+            self._budget.left -= len(data)
+            if self._budget.left < 0:
+                raise DecompressionBomb(
+                    "stopped: it expands far beyond its stored size (a decompression bomb?)"
+                )
+        view[: len(data)] = data
+        return len(data)
+
+
 @dataclass(frozen=True)
 class Stream:
     name: str
     reader: BinaryIO
     who: Who  # what its path says (rank_3.log, attempt_0/3/, device-3/): analyzer.job
-    # Decompressed bytes beyond which reading stops: a decompression bomb (a few KB that
-    # expand to terabytes of zeros) must end in bounded time with a note.
-    limit: int | None = None
     # A plain file on disk (not compressed, not an archive member) and its size: its tail
     # can be read first when time is short (analyze(deadline=...)).
     path: Path | None = None
     size: int | None = None
 
 
+# Notes kept of each kind: a tar of a million links must not make a million notes.
+MAX_NOTES = 1000
+
+
 @dataclass
 class SourceNotes:
-    """What could not be read, and why; filled while streams are produced."""
+    """What could not be read, and why; filled while streams are produced. `secrets`:
+    whether names are redacted (a presigned URL as a file name holds its signature)."""
 
     unreadable: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    dropped: int = 0  # notes beyond MAX_NOTES, counted only
+    secrets: bool = True
+
+    def label(self, raw: str) -> str:
+        """A name as every output shows it: analyzer.redact.label."""
+        return label(raw, self.secrets)
+
+    def note(self, text: str) -> None:
+        if len(self.notes) < MAX_NOTES:
+            self.notes.append(text)
+        else:
+            self.dropped += 1
 
     def unreadable_file(self, name: str, why: str) -> None:
-        self.unreadable.append(name)
-        self.notes.append(f"{name}: cannot read: {why}")
+        if len(self.unreadable) < MAX_NOTES:
+            self.unreadable.append(name)
+        self.note(f"{name}: cannot read: {why}")
 
     def skip(self, name: str, why: str) -> None:
-        self.skipped.append(name)
-        self.notes.append(f"{name}: skipped: {why}")
+        if len(self.skipped) < MAX_NOTES:
+            self.skipped.append(name)
+        self.note(f"{name}: skipped: {why}")
+
+    def absorb(self, other: SourceNotes) -> None:
+        """Add another reader's notes (a worker's), within the same bounds."""
+        room = MAX_NOTES - len(self.unreadable)
+        self.unreadable += other.unreadable[: max(room, 0)]
+        room = MAX_NOTES - len(self.skipped)
+        self.skipped += other.skipped[: max(room, 0)]
+        for text in other.notes:
+            self.note(text)
+        self.dropped += other.dropped
+
+    def shown(self) -> list[str]:
+        """The notes, and how many more there were."""
+        if not self.dropped:
+            return list(self.notes)
+        return [*self.notes, f"... and {self.dropped:,} more notes like these"]
 
 
 class _Prefixed(io.RawIOBase):
@@ -205,123 +314,118 @@ def _decompressor(head: bytes, f: BinaryIO) -> BinaryIO | None:
     return None
 
 
+def _gzip_header_ends(head: bytes) -> bool:
+    """A gzip header whose file name or comment does not end within the first bytes is
+    not a log's (gzip reads such a field a byte per call, for as long as it runs)."""
+    flags = head[3] if len(head) > 3 else 0
+    at = 10
+    if flags & 4:  # FEXTRA: a length and that many bytes (at most 64 KiB, by format)
+        at += 2 + int.from_bytes(head[10:12], "little")
+    for bit in (8, 16):  # FNAME, FCOMMENT: zero-terminated
+        if flags & bit:
+            end = head.find(b"\0", at)
+            if end < 0:
+                return False
+            at = end + 1
+    return at <= len(head)
+
+
 def _is_tar(head: bytes) -> bool:
     return len(head) >= 262 and head[257:262] == b"ustar"
 
 
-def _expansion_limit(packed: int | None, outer: int | None) -> int:
-    """How far a compressed stream may expand: logs compress 10-50x, bombs 1000x+."""
-    own = max(MIN_EXPANSION_LIMIT, EXPANSION_RATIO * packed) if packed else UNKNOWN_SIZE_LIMIT
-    return min(own, outer) if outer else own
+@dataclass(frozen=True)
+class _Input:
+    """What the streams of one input share: its notes, the caller's deadline, and one
+    decompression budget for every level of nesting."""
+
+    notes: SourceNotes
+    stop_at: float | None
+    budget: Budget
 
 
 def _streams_of(
-    name: str,
-    raw: BinaryIO,
-    notes: SourceNotes,
-    depth: int = 0,
-    path: Path | None = None,
-    packed: int | None = None,
-    limit: int | None = None,
+    name: str, raw: BinaryIO, at: _Input, depth: int = 0, path: Path | None = None
 ) -> Iterator[Stream]:
-    """Decompress and unpack one byte stream into the log streams it holds.
-
-    `packed` is the stream's size as stored (when known), `limit` the expansion limit
-    inherited from an enclosing compressed archive.
-    """
+    """Decompress and unpack one byte stream into the log streams it holds. `path`: the
+    file on disk when `raw` is one (a zip is read from it; a plain file's tail can be
+    read first)."""
+    notes = at.notes
     try:
         head = _read_head(raw)
+        if head.startswith(_GZIP) and not _gzip_header_ends(head):
+            notes.skip(name, "gzip header with a name or comment that does not end")
+            return
         inner = _decompressor(head, _Prefixed(head, raw))  # type: ignore[arg-type]
         plain = path if inner is None else None
         if inner is not None:
-            raw = inner
+            raw = _Guarded(inner, at.stop_at, at.budget)  # type: ignore[assignment]
             head = _read_head(raw)
-            limit = _expansion_limit(packed, limit)
-        if _is_tar(head):
+        if _is_tar(head) or head.startswith(b"PK\x03\x04"):
             if depth >= _MAX_NESTING:
                 notes.skip(name, f"archive nested deeper than {_MAX_NESTING} levels")
                 return
-            members = _tar_members(name, _Prefixed(head, raw), notes, depth, limit)  # type: ignore[arg-type]
-            yield from members
-            return
-        if head.startswith(b"PK\x03\x04"):
-            if path is not None and name.lower().endswith(_ZIP_EXT) and depth < _MAX_NESTING:
-                yield from _zip_members(name, path, notes, depth)
+            if _is_tar(head):
+                members = tar_members(_Prefixed(head, raw))  # type: ignore[arg-type]
+            elif path is not None and name.lower().endswith(_ZIP_EXT):
+                members = zip_members(raw, path.stat().st_size)
             else:
                 notes.skip(name, "zip container (not a .zip archive of logs)")
+                return
+            yield from _members(name, members, at, depth)
             return
         if _looks_binary(head):
             notes.skip(name, "binary file, not a log")
             return
-    except (OSError, EOFError, lzma.LZMAError, tarfile.TarError) as e:
+    except OutOfTime:
+        raise
+    except (OSError, EOFError, lzma.LZMAError) as e:
         notes.unreadable_file(name, str(e) or type(e).__name__)
         return
     except Exception as e:  # zstandard raises its own ZstdError
         notes.unreadable_file(name, f"{type(e).__name__}: {e}")
         return
     reader = io.BufferedReader(_Prefixed(head, raw), 1 << 20)
-    yield Stream(name, reader, path_who(name), limit, plain, packed if plain else None)
+    size = plain.stat().st_size if plain is not None else None
+    yield Stream(name, reader, path_who(name), plain, size)
 
 
-def _tar_members(
-    name: str, f: BinaryIO, notes: SourceNotes, depth: int, limit: int | None
-) -> Iterator[Stream]:
-    with tarfile.open(fileobj=f, mode="r|") as tf:
-        for member in tf:
-            mname = f"{name}!{member.name}"
-            if not member.isfile():
-                if not member.isdir():
-                    notes.skip(mname, "not a regular file in the archive")
-                continue
-            fobj = tf.extractfile(member)
-            if fobj is None:
-                continue
-            yield from _streams_of(mname, fobj, notes, depth + 1, packed=member.size, limit=limit)  # type: ignore[arg-type]
-
-
-def _zip_members(name: str, path: Path, notes: SourceNotes, depth: int) -> Iterator[Stream]:
+def _members(name: str, members: Iterator[Member], at: _Input, depth: int) -> Iterator[Stream]:
+    """The log streams of an archive's members; a broken archive keeps its members read
+    before the break."""
+    notes = at.notes
     try:
-        zf = zipfile.ZipFile(path)
-    except (OSError, zipfile.BadZipFile) as e:
-        notes.unreadable_file(name, str(e))
-        return
-    with zf:
-        for info in zf.infolist():
-            if info.is_dir():
-                continue
-            mname = f"{name}!{info.filename}"
-            try:
-                fobj = zf.open(info)
-            except (OSError, zipfile.BadZipFile, NotImplementedError, RuntimeError) as e:
-                notes.unreadable_file(mname, str(e))
-                continue
-            with fobj:
-                yield from _streams_of(
-                    mname,
-                    fobj,  # type: ignore[arg-type]
-                    notes,
-                    depth + 1,
-                    packed=info.compress_size,
-                    limit=_expansion_limit(info.compress_size, None),
-                )
+        for member in members:
+            mname = f"{name}!{notes.label(member.name.decode('utf-8', 'surrogateescape'))}"
+            if member.reader is not None:
+                yield from _streams_of(mname, member.reader, at, depth + 1)
+            elif not member.directory:
+                notes.skip(mname, member.why)
+    except OutOfTime:
+        raise
+    except (OSError, EOFError, lzma.LZMAError) as e:
+        notes.unreadable_file(name, str(e) or type(e).__name__)
+    except Exception as e:
+        notes.unreadable_file(name, f"{type(e).__name__}: {e}")
 
 
-def _open_file(path: Path, name: str, notes: SourceNotes) -> Iterator[Stream]:
+def _open_file(path: Path, name: str, at: SourceNotes, stop_at: float | None) -> Iterator[Stream]:
     try:
         st = path.stat()
     except OSError as e:
-        notes.unreadable_file(name, e.strerror or str(e))
+        at.unreadable_file(name, e.strerror or str(e))
         return
     if not stat.S_ISREG(st.st_mode):
-        notes.skip(name, "not a regular file")
+        at.skip(name, "not a regular file")
         return
     try:
-        f = path.open("rb")
+        f = path.open("rb", buffering=0)
     except OSError as e:
-        notes.unreadable_file(name, e.strerror or str(e))
+        at.unreadable_file(name, e.strerror or str(e))
         return
     with f:
-        yield from _streams_of(name, f, notes, path=path, packed=st.st_size)
+        guarded = io.BufferedReader(_Guarded(f, stop_at), 64 << 10)
+        yield from _streams_of(name, guarded, _Input(at, stop_at, Budget.of(st.st_size)), path=path)
 
 
 def _link_note(link: Path, root: Path) -> str:
@@ -340,44 +444,70 @@ def _link_note(link: Path, root: Path) -> str:
         inside = target.relative_to(root.resolve()).as_posix()
     except ValueError:
         return "symbolic link out of the input folder, not followed (name the target to read it)"
-    return f"symbolic link to {inside}, read under that name"
+    return f"symbolic link to {label(inside)}, read under that name"
 
 
 @dataclass(frozen=True)
 class Unit:
     """One top-level input file, or standard input (`path` None): listed first, opened
-    where it is scanned, so that a worker process can open its share of a job."""
+    where it is scanned, so that a worker process can open its share of a job. `name`
+    is the label outputs show (escaped, redacted), `path` the file's real path."""
 
     name: str
     path: str | None
 
 
-def _walk(root: Path, prefix: str, notes: SourceNotes) -> Iterator[Unit]:
-    def on_error(e: OSError) -> None:
-        notes.unreadable_file(str(e.filename), e.strerror or str(e))
+def _walk(root: Path, prefix: str, notes: SourceNotes, stop_at: float | None) -> Iterator[Unit]:
+    """Every file under `root`, sorted, depth first, with a stack rather than recursion
+    (a folder nested thousands deep is a list, not a RecursionError)."""
+    stack = [""]
+    while stack:
+        rel = stack.pop()
+        if stop_at is not None and time.monotonic() > stop_at:
+            raise OutOfTime
+        here = root / rel if rel else root
+        try:
+            with os.scandir(here) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as e:
+            notes.unreadable_file(
+                notes.label(f"{prefix}{rel}/" if rel else str(here)), e.strerror or str(e)
+            )
+            continue
+        folders = []
+        for entry in entries:
+            path = f"{rel}/{entry.name}" if rel else entry.name
+            name = notes.label(f"{prefix}{path}")
+            try:
+                if entry.is_symlink():
+                    notes.skip(
+                        name + ("/" if _is_dir(entry) else ""), _link_note(Path(entry.path), root)
+                    )
+                elif entry.is_dir(follow_symlinks=False):
+                    folders.append(path)
+                else:
+                    yield Unit(name, entry.path)
+            except OSError as e:
+                notes.unreadable_file(name, e.strerror or str(e))
+        # files of a folder before its subfolders' files, as os.walk listed them
+        stack.extend(reversed(folders))
 
-    for dirpath, dirnames, filenames in os.walk(root, onerror=on_error):
-        dirnames.sort()
-        here = Path(dirpath)
-        # os.walk lists linked folders among dirnames but never enters them.
-        for dn in dirnames:
-            if (here / dn).is_symlink():
-                rel = (here / dn).relative_to(root).as_posix()
-                notes.skip(f"{prefix}{rel}/", _link_note(here / dn, root))
-        for fn in sorted(filenames):
-            full = here / fn
-            name = f"{prefix}{full.relative_to(root).as_posix()}"
-            if full.is_symlink():
-                notes.skip(name, _link_note(full, root))
-                continue
-            yield Unit(name, str(full))
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:  # a link loop
+        return False
 
 
-def iter_units(paths: Sequence[str], notes: SourceNotes) -> Iterator[Unit]:
+def iter_units(
+    paths: Sequence[str], notes: SourceNotes, stop_at: float | None = None
+) -> Iterator[Unit]:
     """Every input file under the given paths, in a stable order.
 
     Names are relative to the argument they came from; with several arguments the
-    argument itself is kept in front so that names stay unique.
+    argument itself is kept in front so that names stay unique. Raises OutOfTime when
+    `stop_at` (monotonic clock) passes during a walk.
     """
     several = len(paths) > 1
     for arg in paths:
@@ -387,20 +517,24 @@ def iter_units(paths: Sequence[str], notes: SourceNotes) -> Iterator[Unit]:
         p = Path(arg)
         if p.is_dir():
             prefix = (arg.rstrip("/") + "/") if several else ""
-            yield from _walk(p, prefix, notes)
+            yield from _walk(p, prefix, notes, stop_at)
         elif p.exists() or p.is_symlink():
-            yield Unit(arg, arg)
+            yield Unit(notes.label(arg), arg)
         else:
-            notes.unreadable_file(arg, "no such file or directory")
+            notes.unreadable_file(notes.label(arg), "no such file or directory")
 
 
-def open_unit(unit: Unit, notes: SourceNotes) -> Generator[Stream, None, None]:
+def open_unit(
+    unit: Unit, notes: SourceNotes, stop_at: float | None = None
+) -> Generator[Stream, None, None]:
     """The log streams of one input: one for a plain or compressed file, the members of
-    an archive."""
-    if unit.path is None:
-        yield from _streams_of(unit.name, sys.stdin.buffer, notes)
-    else:
-        yield from _open_file(Path(unit.path), unit.name, notes)
+    an archive. Raises OutOfTime when `stop_at` passes inside any read."""
+    if unit.path is not None:
+        yield from _open_file(Path(unit.path), unit.name, notes, stop_at)
+        return
+    fd = sys.stdin.fileno() if stop_at is not None else -1
+    stdin = io.BufferedReader(_Guarded(sys.stdin.buffer, stop_at, fd=fd), 64 << 10)
+    yield from _streams_of(unit.name, stdin, _Input(notes, stop_at, Budget.of(None)))
 
 
 def iter_streams(paths: Sequence[str], notes: SourceNotes) -> Iterator[Stream]:
