@@ -14,13 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from .signatures import RULES_FILE
 from .taxonomy import CATEGORIES
 from .types import Explained, Finding, Hit, PatternError
-
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+from .yamlfile import YamlError, load_file
 
 
 @dataclass(frozen=True)
@@ -56,11 +53,13 @@ def _selector(value: Any, where: str) -> Selector:
 
 def _load_file(path: Path) -> list[Rule]:
     try:
-        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
-        raise PatternError(f"{path}: cannot read cascade rules: {e}") from None
+        doc = load_file(path) or {}
+    except YamlError as e:
+        raise PatternError(f"cannot read cascade rules: {e}") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("cascades") or [], list):
+        raise PatternError(f"{path}: a cascades file is a mapping with a list 'cascades'")
     rules = []
-    for i, d in enumerate((doc or {}).get("cascades") or []):
+    for i, d in enumerate(doc.get("cascades") or []):
         where = f"{path}: {d.get('id', f'cascades[{i}]') if isinstance(d, dict) else i}"
         if not isinstance(d, dict) or not isinstance(d.get("id"), str):
             raise PatternError(f"{where}: id: missing")

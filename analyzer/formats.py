@@ -19,12 +19,10 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from .types import PatternError
+from .yamlfile import YamlError, load_file
 
 FORMATS_FILE = "formats.yaml"
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: 10x faster at start-up
 FIELDS = frozenset(
     {
         "rank",
@@ -240,9 +238,9 @@ def _entry(raw: Any, kind: str, where: str) -> Format:
 
 def _load_file(path: Path) -> dict[str, list[Format]]:
     try:
-        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER) or {}
-    except (OSError, yaml.YAMLError, UnicodeDecodeError) as e:
-        raise PatternError(f"{path}: cannot read: {e}") from None
+        doc = load_file(path) or {}
+    except YamlError as e:
+        raise PatternError(str(e)) from None
     if not isinstance(doc, dict) or set(doc) - set(_KINDS):
         raise PatternError(f"{path}: a formats file has the keys {', '.join(_KINDS)} only")
     out: dict[str, list[Format]] = {k: [] for k in _KINDS}

@@ -82,6 +82,11 @@ class Matcher:
         except automaton.AutomatonError as e:
             sig = self.signatures[e.index]
             raise PatternError(f"{sig.source}: {sig.id}: match: {e}") from None
+        except Exception as e:  # the set as a whole: past RE2's memory budget, Hyperscan's limits
+            raise PatternError(
+                f"the {len(self.signatures):,} signatures cannot be compiled together "
+                f"({len(regexes):,} regexes): {type(e).__name__}: {e}"
+            ) from None
 
     def verify(self, index: int, message: str) -> dict[str, str] | None:
         """Captures if signature `index` matches the message (excludes applied), else None."""

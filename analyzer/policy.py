@@ -21,17 +21,16 @@ ladder:                         # fallbacks when a feature is not enabled
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from .history import Attempt, lemon_hosts, sticky
 from .taxonomy import CATEGORIES, RECOVERIES
 from .types import AnalyzerError
 from .verdict import GUESS_BELOW
+from .yamlfile import YamlError, load_file
 
 STOP = "fix_and_resubmit"
 SCENARIOS = ("single_node", "multi_node", "large_model")
@@ -188,12 +187,28 @@ def decide(
     return restart(chosen, reason)
 
 
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _ids(
+    value: Any, known: Iterable[str], field: str, fail: Callable[[str], Exception]
+) -> list[str]:
+    """A list of known ids (a number, a string or a mapping is refused by name)."""
+    if not isinstance(value, list):
+        raise fail(f"{field}: must be a list of recovery ids")
+    for v in value:
+        if not isinstance(v, str) or v not in known:
+            raise fail(f"{field}: {v!r} is not a recovery id")
+    return value
+
+
 def load_policy(path: str | Path) -> Policy:
     """A policy file; errors name the field, like pattern files."""
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError) as e:
-        raise AnalyzerError(f"{path}: cannot read policy: {e}") from None
+        data = load_file(Path(path)) or {}
+    except YamlError as e:
+        raise AnalyzerError(f"cannot read policy: {e}") from None
     if not isinstance(data, dict):
         raise AnalyzerError(f"{path}: a policy is a mapping")
 
@@ -202,22 +217,24 @@ def load_policy(path: str | Path) -> Policy:
 
     unknown = set(data) - {"features", "scenario", "retries", "guess_below", "rules", "ladder"}
     if unknown:
-        raise fail(f"unknown field(s): {', '.join(sorted(unknown))}")
-    features = frozenset(data.get("features", sorted(RESTARTS)))
-    for f in features:
-        if f not in RECOVERIES:
-            raise fail(f"features: {f!r} is not a recovery id")
+        raise fail(f"unknown field(s): {', '.join(sorted(map(str, unknown)))}")
+    features = frozenset(_ids(data.get("features", sorted(RESTARTS)), RECOVERIES, "features", fail))
     scenario = data.get("scenario", "multi_node")
-    if scenario not in SCENARIOS:
+    if not isinstance(scenario, str) or scenario not in SCENARIOS:
         raise fail(f"scenario: must be one of {', '.join(SCENARIOS)}")
     retries = data.get("retries", 3)
-    if not isinstance(retries, int) or retries < 0:
+    if not _count(retries):
         raise fail("retries: must be a non-negative integer")
     guess_below = data.get("guess_below", Policy.guess_below)
-    if not isinstance(guess_below, int | float) or not 0 <= guess_below <= 1:
+    if isinstance(guess_below, bool) or not isinstance(guess_below, int | float):
+        raise fail("guess_below: must be a number from 0 to 1")
+    if not 0 <= guess_below <= 1:
         raise fail("guess_below: must be a number from 0 to 1")
     rules = []
-    for i, r in enumerate(data.get("rules") or []):
+    raw_rules = data.get("rules") or []
+    if not isinstance(raw_rules, list):
+        raise fail("rules: must be a list")
+    for i, r in enumerate(raw_rules):
         if not isinstance(r, dict) or set(r) - {
             "category",
             "signature",
@@ -226,22 +243,32 @@ def load_policy(path: str | Path) -> Policy:
             "retries",
         }:
             raise fail(f"rules[{i}]: keys are category, signature, repeat, recovery, retries")
-        if r.get("recovery") not in RECOVERIES:
+        if not isinstance(r.get("recovery"), str) or r["recovery"] not in RECOVERIES:
             raise fail(f"rules[{i}].recovery: {r.get('recovery')!r} is not a recovery id")
-        if r.get("category") is not None and r["category"] not in CATEGORIES:
-            raise fail(f"rules[{i}].category: {r['category']!r} is not a category id")
+        category = r.get("category")
+        if category is not None and (not isinstance(category, str) or category not in CATEGORIES):
+            raise fail(f"rules[{i}].category: {category!r} is not a category id")
+        if r.get("signature") is not None and not isinstance(r["signature"], str):
+            raise fail(f"rules[{i}].signature: must be a signature id")
+        if not _count(r.get("repeat", 1)) or r.get("repeat", 1) < 1:
+            raise fail(f"rules[{i}].repeat: must be a whole number >= 1")
+        if r.get("retries") is not None and not _count(r["retries"]):
+            raise fail(f"rules[{i}].retries: must be a non-negative integer")
         rules.append(
             Rule(
                 r["recovery"],
-                r.get("category"),
+                category,
                 r.get("signature"),
                 int(r.get("repeat", 1)),
                 r.get("retries"),
             )
         )
     ladder = dict(LADDER)
-    for k, v in (data.get("ladder") or {}).items():
-        if k not in RECOVERIES or not all(x in RECOVERIES for x in v):
+    raw_ladder = data.get("ladder") or {}
+    if not isinstance(raw_ladder, dict):
+        raise fail("ladder: must be a mapping of recovery id to fallbacks")
+    for k, v in raw_ladder.items():
+        if not isinstance(k, str) or k not in RECOVERIES:
             raise fail(f"ladder.{k}: recovery ids only")
-        ladder[k] = tuple(v)
+        ladder[k] = tuple(_ids(v, RECOVERIES, f"ladder.{k}", fail))
     return Policy(features, scenario, retries, tuple(rules), ladder, float(guess_below))

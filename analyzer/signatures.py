@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import re2
-import yaml
 
 try:  # the parser behind `re`; its tree shows nested repeats exactly
     import re._parser as _sre  # type: ignore[import-not-found]
@@ -29,10 +28,8 @@ from .lines import clean, strip_prefix
 from .stacks import CAPTURES as STACK_CAPTURES
 from .taxonomy import CATEGORIES, RECOVERIES
 from .types import BLAMES, PROGRESS_KINDS, ROLES, SEVERITIES, PatternError, Signature
+from .yamlfile import YamlError, load_text
 
-# libyaml's loader is ~10x faster than the pure-Python one; start-up time matters to a
-# restart controller calling the CLI.
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 RULES_FILE = "cascades.yaml"  # cascade rules live beside the signatures (analyzer.cascade)
 # line formats too (analyzer.formats): neither is a signature file
 _NOT_SIGNATURES = (RULES_FILE, "formats.yaml")
@@ -206,11 +203,11 @@ def _signature_from(d: dict[str, Any]) -> Signature:
 
 def _parse_file(path: Path, raw: bytes) -> list[tuple[Signature, bool]]:
     try:
-        doc = yaml.load(raw.decode("utf-8"), Loader=_Loader)
+        doc = load_text(raw.decode("utf-8"), str(path))
     except UnicodeDecodeError as e:
         raise PatternError(f"{path}: cannot read: {e}") from None
-    except yaml.YAMLError as e:
-        raise PatternError(f"{path}: invalid YAML: {e}") from None
+    except YamlError as e:
+        raise PatternError(str(e)) from None
     if not isinstance(doc, dict):
         raise PatternError(f"{path}: expected a mapping with 'family' and 'signatures'")
     family = doc.get("family")
@@ -256,13 +253,13 @@ def _parse_signature(
     for k in ("title", "description"):
         if not isinstance(d[k], str) or not d[k].strip():
             raise fail(k, "must be a non-empty string")
-    if d["category"] not in CATEGORIES:
+    if not _one_of(d["category"], CATEGORIES):
         raise fail("category", f"{d['category']!r} is not a taxonomy category")
-    if d["role"] not in ROLES:
+    if not _one_of(d["role"], ROLES):
         raise fail("role", f"must be one of {', '.join(ROLES)}")
-    if d["severity"] not in SEVERITIES:
+    if not _one_of(d["severity"], SEVERITIES):
         raise fail("severity", f"must be one of {', '.join(SEVERITIES)}")
-    if d["blame"] not in BLAMES:
+    if not _one_of(d["blame"], BLAMES):
         raise fail("blame", f"must be one of {', '.join(BLAMES)}")
     missing = [h for h in _HEADINGS if h not in d["description"]]
     if missing:
@@ -278,7 +275,7 @@ def _parse_signature(
         if _GREEDY_BETWEEN.search(rx):
             raise fail("match", f"unbounded '.*' between two captures in {rx!r}")
     recovery = d.get("recovery")
-    if recovery is not None and recovery not in RECOVERIES:
+    if recovery is not None and not _one_of(recovery, RECOVERIES):
         raise fail("recovery", f"{recovery!r} is not a recovery id")
     if "retryable" in d and d["retryable"] not in (True, False, None):
         raise fail("retryable", "must be true, false or null")
@@ -294,16 +291,16 @@ def _parse_signature(
     if (d["role"] == "progress") != (progress is not None):
         raise fail("progress", "role 'progress' and a 'progress' kind go together")
     if progress is not None:
-        if progress not in PROGRESS_KINDS:
+        if not _one_of(progress, PROGRESS_KINDS):
             raise fail("progress", f"must be one of {', '.join(PROGRESS_KINDS)}")
         if d["severity"] != "info":
             raise fail("severity", "a progress signature has severity info")
     raised_in = _raised_in(d.get("raised_in"), fail)
     stack = d.get("stack")
-    if stack not in (None, "first", "last"):
+    if stack is not None and not _one_of(stack, ("first", "last")):
         raise fail("stack", "must be 'first' or 'last' (the printed end that is innermost)")
     evidence = d.get("evidence", "first")
-    if evidence not in ("first", "last"):
+    if not _one_of(evidence, ("first", "last")):
         raise fail("evidence", "must be 'first' or 'last'")
     message = d.get("message") or d["title"]
     message_zh = d.get("message_zh", "")
@@ -311,7 +308,13 @@ def _parse_signature(
     for field, text in (("message", message), ("message_zh", message_zh)):
         if not isinstance(text, str):
             raise fail(field, "must be a string")
-        for _, name, _, _ in string.Formatter().parse(text):
+        try:
+            fields = list(string.Formatter().parse(text))
+        except ValueError as bad:
+            raise fail(field, f"invalid placeholder: {bad}") from None
+        for _, name, spec, conversion in fields:
+            if spec or conversion:  # `{n:>99999999}` would print 100 MB per finding
+                raise fail(field, f"placeholder {{{name}}} takes no format spec or conversion")
             if stack and name in STACK_CAPTURES:
                 continue  # the scan reads these from the frames under the header
             if name and any(name not in c.groupindex for c in compiled):
@@ -324,6 +327,11 @@ def _parse_signature(
     for e in examples:
         if not isinstance(e.get("log"), str) or not isinstance(e.get("match"), bool):
             raise fail("examples", f"each example needs 'log' (string) and 'match' (bool): {e!r}")
+        caps = e.get("captures", {})
+        if not isinstance(caps, dict) or not all(
+            isinstance(k, str) and isinstance(v, str | int | float) for k, v in caps.items()
+        ):
+            raise fail("examples", f"captures: a mapping of names to values: {e['log'][:80]!r}")
         if set(e) - {"log", "match", "captures"}:
             raise fail(
                 "examples", f"unknown key(s) {sorted(set(e) - {'log', 'match', 'captures'})}"
@@ -334,8 +342,9 @@ def _parse_signature(
         if e["match"] and not any(lit.lower() in e["log"].lower() for lit in literals):
             raise fail("literals", f"no literal occurs in the positive example {e['log'][:80]!r}")
     messages = [strip_prefix(seg).text for e in examples if e["match"] for seg in clean(e["log"])]
-    for rx, c in zip(match, compiled, strict=True):
-        if not any(c.search(m) for m in messages):
+    for rx in match:  # RE2, as the scan runs it: linear in the example whatever the regex
+        exact = compile_exact(rx)
+        if not any(exact.search(m) for m in messages):
             raise fail("examples", f"no positive example exercises the regex {rx!r}")
     override = bool(d.get("override", False))
     sig = Signature(
@@ -395,6 +404,11 @@ def _raised_in(value: Any, fail: Any) -> tuple[tuple[str, str], ...]:
         check_regex(rx, fail)
         out.append((cat, rx))
     return tuple(out)
+
+
+def _one_of(value: Any, options: Iterable[str]) -> bool:
+    """A string among `options` (a list or a number is not, and is no crash)."""
+    return isinstance(value, str) and value in options
 
 
 def _str_list(value: Any, fail: Any, field: str, allow_empty: bool = False) -> list[str]:

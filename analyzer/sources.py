@@ -10,6 +10,7 @@ answer.
 from __future__ import annotations
 
 import bz2
+import errno
 import gzip
 import io
 import lzma
@@ -345,11 +346,16 @@ class _Input:
 
 
 def _streams_of(
-    name: str, raw: BinaryIO, at: _Input, depth: int = 0, path: Path | None = None
+    name: str,
+    raw: BinaryIO,
+    at: _Input,
+    depth: int = 0,
+    path: Path | None = None,
+    size: int | None = None,
 ) -> Iterator[Stream]:
-    """Decompress and unpack one byte stream into the log streams it holds. `path`: the
-    file on disk when `raw` is one (a zip is read from it; a plain file's tail can be
-    read first)."""
+    """Decompress and unpack one byte stream into the log streams it holds. `path` and
+    `size`: the file on disk when `raw` is one, and its size when opened (a zip is read
+    from it; a plain file's tail can be read first; a growing file ends there)."""
     notes = at.notes
     try:
         head = _read_head(raw)
@@ -368,7 +374,7 @@ def _streams_of(
             if _is_tar(head):
                 members = tar_members(_Prefixed(head, raw))  # type: ignore[arg-type]
             elif path is not None and name.lower().endswith(_ZIP_EXT):
-                members = zip_members(raw, path.stat().st_size)
+                members = zip_members(raw, size or 0)
             else:
                 notes.skip(name, "zip container (not a .zip archive of logs)")
                 return
@@ -386,8 +392,7 @@ def _streams_of(
         notes.unreadable_file(name, f"{type(e).__name__}: {e}")
         return
     reader = io.BufferedReader(_Prefixed(head, raw), 1 << 20)
-    size = plain.stat().st_size if plain is not None else None
-    yield Stream(name, reader, path_who(name), plain, size)
+    yield Stream(name, reader, path_who(name), plain, size if plain is not None else None)
 
 
 def _members(name: str, members: Iterator[Member], at: _Input, depth: int) -> Iterator[Stream]:
@@ -409,23 +414,54 @@ def _members(name: str, members: Iterator[Member], at: _Input, depth: int) -> It
         notes.unreadable_file(name, f"{type(e).__name__}: {e}")
 
 
-def _open_file(path: Path, name: str, at: SourceNotes, stop_at: float | None) -> Iterator[Stream]:
+class NotRegular(OSError):
+    pass
+
+
+def open_regular(path: str, named: bool) -> tuple[BinaryIO, os.stat_result]:
+    """A regular file opened for reading, with its status taken from the open file.
+
+    Special files are never opened, and what was opened is checked again: a file
+    swapped for a link or a FIFO between the check and the open is refused (a link is
+    followed only when the user named it), and opening never blocks (O_NONBLOCK: a
+    FIFO's open waits for a writer)."""
+    before = os.stat(path) if named else os.lstat(path)
+    if stat.S_ISLNK(before.st_mode):
+        raise NotRegular("symbolic link, not followed")
+    if not stat.S_ISREG(before.st_mode):  # never opened: opening a device can act
+        raise NotRegular("not a regular file")
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    if not named:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
-        st = path.stat()
+        fd = os.open(path, flags)
     except OSError as e:
-        at.unreadable_file(name, e.strerror or str(e))
-        return
+        if not named and e.errno == errno.ELOOP and os.path.islink(path):
+            raise NotRegular("symbolic link, not followed") from None
+        raise
+    st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
-        at.skip(name, "not a regular file")
-        return
+        os.close(fd)
+        raise NotRegular("not a regular file")
+    return os.fdopen(fd, "rb", buffering=0), st
+
+
+def _open_file(unit: Unit, at: SourceNotes, stop_at: float | None) -> Iterator[Stream]:
+    assert unit.path is not None
     try:
-        f = path.open("rb", buffering=0)
+        f, st = open_regular(unit.path, unit.named)
+    except NotRegular as e:
+        at.skip(unit.name, str(e))
+        return
     except OSError as e:
-        at.unreadable_file(name, e.strerror or str(e))
+        at.unreadable_file(unit.name, e.strerror or str(e))
         return
     with f:
         guarded = io.BufferedReader(_Guarded(f, stop_at), 64 << 10)
-        yield from _streams_of(name, guarded, _Input(at, stop_at, Budget.of(st.st_size)), path=path)
+        budget = Budget.of(st.st_size)
+        yield from _streams_of(
+            unit.name, guarded, _Input(at, stop_at, budget), path=Path(unit.path), size=st.st_size
+        )
 
 
 def _link_note(link: Path, root: Path) -> str:
@@ -455,6 +491,7 @@ class Unit:
 
     name: str
     path: str | None
+    named: bool = False  # on the command line: a link is followed (the user chose it)
 
 
 def _walk(root: Path, prefix: str, notes: SourceNotes, stop_at: float | None) -> Iterator[Unit]:
@@ -519,7 +556,7 @@ def iter_units(
             prefix = (arg.rstrip("/") + "/") if several else ""
             yield from _walk(p, prefix, notes, stop_at)
         elif p.exists() or p.is_symlink():
-            yield Unit(notes.label(arg), arg)
+            yield Unit(notes.label(arg), arg, named=True)
         else:
             notes.unreadable_file(notes.label(arg), "no such file or directory")
 
@@ -530,7 +567,7 @@ def open_unit(
     """The log streams of one input: one for a plain or compressed file, the members of
     an archive. Raises OutOfTime when `stop_at` passes inside any read."""
     if unit.path is not None:
-        yield from _open_file(Path(unit.path), unit.name, notes, stop_at)
+        yield from _open_file(unit, notes, stop_at)
         return
     fd = sys.stdin.fileno() if stop_at is not None else -1
     stdin = io.BufferedReader(_Guarded(sys.stdin.buffer, stop_at, fd=fd), 64 << 10)

@@ -13,11 +13,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from .analysis import Analyzer, PathArg, Settings
-from .sources import SourceNotes, Unit, iter_units
+from .sources import SourceNotes, Unit, iter_units, open_regular
 from .types import Hit, LogTime, Verdict
 
 _READ_CAP = 64 << 20  # per file and poll: one huge burst cannot stall the others
@@ -35,10 +34,34 @@ class WatchEvent:
         return {"event": self.kind, "time": self.time, **self.detail}
 
 
+# Bytes of a followed file compared at each poll to tell a rewrite from an append: its
+# first bytes and the ones just before the offset reached.
+_PROBE = 256
+
+
 @dataclass
 class _Followed:
     inode: int
     offset: int
+    head: bytes = b""  # the file's first _PROBE bytes, as first read
+    last: bytes = b""  # the _PROBE bytes before `offset`
+
+    def same(self, f: BinaryIO) -> bool:
+        """The file still begins, and still holds at `offset`, what was read: a
+        copytruncate rotation that regrew past the offset between two polls does not."""
+        if not self.offset:
+            return True
+        f.seek(0)
+        if f.read(len(self.head)) != self.head:
+            return False
+        f.seek(self.offset - len(self.last))
+        return f.read(len(self.last)) == self.last
+
+    def advance(self, data: bytes) -> None:
+        if len(self.head) < _PROBE:
+            self.head = (self.head + data)[:_PROBE]
+        self.last = (self.last + data)[-_PROBE:]
+        self.offset += len(data)
 
 
 @dataclass
@@ -79,28 +102,44 @@ class Watcher:
             self._fresh = True
 
     def _read(self, unit: Unit) -> None:
+        """Read what was appended to one file: opened as analyze opens it (no link out of
+        the folder, no FIFO), and started over when it was replaced, truncated, or
+        rewritten in place (copytruncate)."""
         if unit.path is None:
             return
-        path = Path(unit.path)
         try:
-            st = path.stat()
+            f, st = open_regular(unit.path, unit.named)
         except OSError:
             return
-        followed = self._files.get(unit.name)
-        if followed is None or followed.inode != st.st_ino or st.st_size < followed.offset:
-            if followed is not None:  # rotated or truncated: finish the old one, start over
-                self.job.close(unit.name)
-            followed = self._files[unit.name] = _Followed(st.st_ino, 0)
-        if st.st_size == followed.offset:
-            return
-        try:
-            with path.open("rb") as f:
+        with f:
+            followed = self._files.get(unit.name)
+            try:
+                fresh = (
+                    followed is None
+                    or followed.inode != st.st_ino
+                    or st.st_size < followed.offset
+                    or not followed.same(f)
+                )
+                if fresh:
+                    if followed is not None:  # rotated or rewritten: finish it, start over
+                        self.job.close(unit.name)
+                    followed = self._files[unit.name] = _Followed(st.st_ino, 0)
+                assert followed is not None
+                if st.st_size == followed.offset:
+                    return
                 f.seek(followed.offset)
                 data = f.read(min(st.st_size - followed.offset, _READ_CAP))
-        except OSError:
-            return
-        followed.offset += len(data)
+            except OSError:
+                return
+        followed.advance(data)
         self.job.feed(unit.name, data, arrived=self._now())
+
+    def _forget(self, listed: set[str]) -> None:
+        """Files gone since the last poll are finished and forgotten: a watch over days
+        of rotated logs must not hold every file it ever saw."""
+        for name in [n for n in self._files if n not in listed]:
+            del self._files[name]
+            self.job.close(name)
 
     def _now(self) -> datetime:
         """Log lines without a zone carry local wall time: compare them with local time."""
@@ -108,8 +147,11 @@ class Watcher:
 
     def poll(self) -> list[WatchEvent]:
         """Read what was appended since the last poll and return the new events."""
-        for unit in iter_units(self.paths, SourceNotes()):
+        listed = set()
+        for unit in iter_units(self.paths, SourceNotes(secrets=self.job.settings.redact)):
+            listed.add(unit.name)
             self._read(unit)
+        self._forget(listed)
         now = self.clock()
         stamp = datetime.fromtimestamp(now, tz=timezone.utc).isoformat(timespec="seconds")
         events = []

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import threading
 import time
 from datetime import datetime
 from pathlib import Path
+
+import pytest
 
 from analyzer.watch import Watcher
 
@@ -118,3 +121,58 @@ def test_watch_does_not_follow_a_link_out_of_the_folder(tmp_path: Path) -> None:
     watcher = Watcher([logs])
     assert [e.kind for e in watcher.poll()] == []
     assert watcher.verdict().category == "none"
+
+
+OOM_LINE = (
+    "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. "
+    "GPU 0 has a total capacity of 79.32 GiB of which 1.0 GiB is free.\n"
+)
+
+
+def test_a_name_swapped_for_a_link_after_listing_is_not_opened(tmp_path: Path) -> None:
+    """Files are checked as opened (O_NOFOLLOW, fstat), not by their name at listing
+    time: a link swapped in between is refused, a FIFO never blocks the open."""
+    from analyzer.sources import NotRegular, open_regular
+
+    outside = tmp_path / "outside.log"
+    outside.write_text(OOM_LINE)
+    link = tmp_path / "rank_0.log"
+    link.symlink_to(outside)
+    with pytest.raises(NotRegular):
+        open_regular(str(link), named=False)
+    f, st = open_regular(str(link), named=True)  # named on the command line: followed
+    with f:
+        assert f.read() == OOM_LINE.encode() and st.st_size == len(OOM_LINE)
+    os.mkfifo(tmp_path / "pipe.log")
+    with pytest.raises(NotRegular):
+        open_regular(str(tmp_path / "pipe.log"), named=True)
+
+
+def test_copytruncate_that_regrows_past_the_offset_is_read_from_its_start(tmp_path: Path) -> None:
+    """logrotate's copytruncate empties the file in place (same inode); a job that then
+    writes more than was read before the next poll must not be read from the old offset."""
+    log = tmp_path / "train.log"
+    log.write_text("".join(step_line(s) for s in range(3)))
+    watcher = Watcher([tmp_path])
+    watcher.poll()
+    inode = log.stat().st_ino
+    with log.open("r+") as f:  # truncate in place, then regrow past the old size
+        f.truncate(0)
+        f.write(OOM_LINE + "shutting down\n" * 30)  # the OOM lies before the old offset
+    assert log.stat().st_ino == inode
+    kinds = [e.kind for e in watcher.poll()]
+    assert "failure" in kinds and watcher.verdict().category == "device_oom"
+
+
+def test_deleted_files_are_forgotten(tmp_path: Path) -> None:
+    """A watch over days of rotated logs holds only the files that are still there."""
+    for i in range(50):
+        (tmp_path / f"rank_{i}.log").write_text(step_line(1) + "partial line without end")
+    watcher = Watcher([tmp_path])
+    watcher.poll()
+    assert len(watcher._files) == 50 and len(watcher.job._feeds) == 50
+    for i in range(45):
+        (tmp_path / f"rank_{i}.log").unlink()
+    watcher.poll()
+    assert len(watcher._files) == 5 and len(watcher.job._feeds) == 5
+    assert watcher.verdict().stats.files == 50  # what they held still counts
