@@ -593,11 +593,14 @@ def unknowns_cmd(
                     yield job, line.text
 
     templates = mine(unmatched())[:top]
-    if suggest:
-        click.echo(draft_yaml(templates, family=family), nl=False)
-        return
     if not templates:
         click.echo("No unmatched error-looking lines.")
+        return
+    if suggest:
+        try:
+            click.echo(draft_yaml(templates, family=family), nl=False)
+        except ValueError as e:  # every template too generic to draft from
+            raise click.ClickException(str(e)) from None
         return
     for i, t in enumerate(templates, 1):
         click.echo(click.style(f"{i:>3}. x{t.count}  {t.pattern}", bold=True))

@@ -46,55 +46,178 @@ class _Rule:
 
 
 _TOKEN = r"[A-Za-z0-9_-]"
+# Values that are not secrets although a secret's key names them: masks, references to
+# a variable or a file, booleans and nothing.
+_NOT_SECRET = re.compile(
+    r"(?i)^(?:\**|<[^>]*>?|\$\{?\w+\}?|\$\(.*|true|false|none|null|nil|yes|no|on|off|"
+    r"\[redacted\]|x+|\.+|-+|/run/secrets/.*|/etc/.*|\*+.*)$"
+)
+
+
+def _value(m: re.Match[str]) -> str:
+    """Group 1 kept, group 2 masked unless it is no secret (`password: ********`)."""
+    if _NOT_SECRET.match(m.group(2)):
+        return m.group(0)
+    return m.group(1) + MASK
+
+
+def _token_value(m: re.Match[str]) -> str:
+    """For keys as common as `key`: only a value that looks generated (16+ characters
+    with letters and digits) is masked; `key=step` is not a secret."""
+    v = m.group(2)
+    if len(v) >= 16 and any(c.isdigit() for c in v) and any(c.isalpha() for c in v):
+        return m.group(1) + MASK
+    return m.group(0)
+
+
+# The name of a value that is a secret: one of these words as the end of a key
+# (OBS_SECRET_KEY, MYSQL_ROOT_PASSWORD, x-amz-signature, 密码) or before a short suffix
+# (private_key_id, access_key_secret); never inside a longer word (max_tokens,
+# tokenizer, --password-stdin).
+_SECRET_WORD = (
+    r"(?:password|passwd|passwort|pwd|pass|passphrase|token|secret|api[_-]?key|apikey|"
+    r"access[_-]?key|secret[_-]?key|private[_-]?key|account[_-]?key|accountkey|"
+    r"credentials?|auth|sig|signature|sessionid|session|csrftoken|cookie|ak|sk|"
+    r"pgpassword|密码|口令|密钥|秘钥|令牌)"
+)
+_KEY = (
+    rf"(?:(?:[\w.-]{{0,40}}?[_.-])?{_SECRET_WORD}|\w{{0,12}}?(?:密码|口令|密钥|秘钥|令牌))"
+    r"(?:[_-]?(?:id|key|value|secret|access[_-]?key|string))?(?![\w-])"
+)
+_VALUE = r"""([^\s"',;}）)，。、\]]{3,})"""
+_SEP = r"""[\"']?\s*(?:[=:：]|\s*=>)\s*(?:b?[\"'])?"""
+
 # Specific token formats first, then key=value forms.
 _RULES: tuple[_Rule, ...] = (
-    # private key blocks: the marker line and base64 body lines
+    # private key blocks: the marker line and base64 body lines (alone or behind a log
+    # prefix: `[rank0]: `, `[default0]:`, a timestamp and a level)
     _Rule(
         r"PRIVATE KEY-----",
         re.compile(r"-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----.*"),
         f"-----BEGIN PRIVATE KEY----- {MASK}",
     ),
     _Rule(
-        r"[A-Za-z0-9+/]{60}",
-        re.compile(r"^(\s*)([A-Za-z0-9+/]{60,}={0,2})$"),
+        r"[A-Za-z0-9+/]{40}={0,2}$",
+        re.compile(
+            r"^((?:\s*\[[^\]\s]{1,40}\]:?)*\s*|\d{4}-\d\d-\d\d[ T][\d:,.]{8,15}\s+(?:-\s+)?"
+            r"(?:[A-Z]{4,8}\s+(?:-\s+)?)?)([A-Za-z0-9+/]{40,}={0,2})$"
+        ),
         _mixed_case,
     ),
-    # credentials in URLs: scheme://user:password@host
+    # credentials in URLs: scheme://user:password@host (no user, `/` in the password)
     _Rule(
-        r"://[^/\s:@]+:[^/\s@]+@",
-        re.compile(r"\b([a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^/\s:@]{1,256}):[^/\s@]{1,256}@"),
+        r"://[^\s:@/]*:[^\s@]+@",
+        re.compile(r"\b([a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:@/]{0,256}):[^\s@]{1,256}@"),
         rf"\1:{MASK}@",
     ),
-    # AWS access key ids (AKIA long-term, ASIA temporary, ...)
+    # webhooks: the URL is the credential
     _Rule(
-        r"(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[0-9A-Z]{16}",
-        re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[0-9A-Z]{16}\b"),
-        MASK,
-    ),
-    # Hugging Face, GitHub, GitLab, Slack and OpenAI-style tokens
-    _Rule(r"hf_[A-Za-z0-9]{30}", re.compile(r"\bhf_[A-Za-z0-9]{30,}\b"), MASK),
-    _Rule(r"gh[pousr]_[A-Za-z0-9]{36}", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{36,}\b"), MASK),
-    _Rule(r"github_pat_", re.compile(r"\bgithub_pat_[A-Za-z0-9_]{22,}\b"), MASK),
-    _Rule(r"glpat-", re.compile(rf"\bglpat-{_TOKEN}{{20,}}\b"), MASK),
-    _Rule(r"xox[abpr]-", re.compile(r"\bxox[abpr]-[A-Za-z0-9-]{10,}\b"), MASK),
-    _Rule(r"sk-", re.compile(rf"\bsk-{_TOKEN}{{20,}}\b"), MASK),
-    # Authorization headers
-    _Rule(
-        r"(?i)bearer|basic|token",
-        re.compile(r"(?i)\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/-]{8,}=*"),
-        rf"\1 {MASK}",
-    ),
-    # key=value, key: value, "key": "value" for secret-looking keys, including the
-    # Huawei Cloud / OBS AK-SK and AWS secret forms (HUAWEICLOUD_SDK_SK=..., OBS_SK=...)
-    _Rule(
-        r"(?i)password|passwd|pwd|token|secret|api[_-]?key|apikey|access[_-]?key|"
-        r"private[_-]?key|credential|_ak|_sk",
+        r"hooks\.slack\.com/|/api/webhooks/|/bot/v2/hook/|oapi\.dingtalk\.com",
         re.compile(
-            r"(?i)(\b[\w.-]{0,40}(?:password|passwd|pwd|token|secret|api[_-]?key|apikey|"
-            r"access[_-]?key(?:[_-]?id)?|private[_-]?key|credential|_ak|_sk)\b[\"']?\s*[=:]\s*[\"']?)"
-            r"([^\s\"',;}]{3,})"
+            r"((?:hooks\.slack\.com/services|hooks\.slack\.com/workflows|/api/webhooks|"
+            r"/bot/v2/hook)/)[\w/-]+"
         ),
         rf"\1{MASK}",
+    ),
+    # cloud access key ids: AWS (AKIA long-term, ASIA temporary, ...), Alibaba, Tencent
+    _Rule(
+        r"(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[0-9A-Z]{16}|LTAI[0-9A-Za-z]{12}|"
+        r"AKID[0-9A-Za-z]{13}",
+        re.compile(
+            r"\b(?:(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[0-9A-Z]{16}|LTAI[0-9A-Za-z]{12,30}|"
+            r"AKID[0-9A-Za-z]{13,40})\b"
+        ),
+        MASK,
+    ),
+    # service tokens by their documented prefixes
+    _Rule(
+        r"hf_[A-Za-z0-9]{30}|api_org_[A-Za-z0-9]{30}|gh[pousr]_[A-Za-z0-9]{36}|github_pat_|"
+        r"gl[a-z]{1,5}-[A-Za-z0-9_-]{20}|GR1348941|xox[a-z]-|xapp-|sk-[A-Za-z0-9_-]{20}|"
+        r"[sr]k_(?:live|test)_|dckr_pat_|npm_[A-Za-z0-9]{36}|pypi-AgEIcHlwaS5vcmc|ATATT3|"
+        r"ATBB|ATCTT3|dapi[0-9a-f]{32}|hvs\.|dop_v1_|shp(?:at|ss|ca|pa)_|glsa_|NRAK-|"
+        r"SG\.[A-Za-z0-9_-]{16}|key-[0-9a-f]{32}|AIza[0-9A-Za-z_-]{35}|ya29\.|1//0|"
+        r"wandb_v1_|SK[0-9a-f]{32}|[0-9]{6,12}:AA[A-Za-z0-9_-]{30}|"
+        r"ms-[0-9a-f]{8}-[0-9a-f]{4}-|eyJ[A-Za-z0-9_-]{8,}\.eyJ",
+        re.compile(
+            r"\b(?:hf_[A-Za-z0-9]{30,}|api_org_[A-Za-z0-9]{30,}|gh[pousr]_[A-Za-z0-9]{36,}|"
+            r"github_pat_[A-Za-z0-9_]{22,}|gl[a-z]{1,5}-[A-Za-z0-9_-]{20,}|GR1348941[A-Za-z0-9_-]{20,}|"
+            r"xox[a-z]-[A-Za-z0-9-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{20,}|"
+            r"[sr]k_(?:live|test)_[A-Za-z0-9]{20,}|dckr_pat_[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{36,}|"
+            r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{40,}|(?:ATATT3|ATBB|ATCTT3)[A-Za-z0-9_=-]{20,}|"
+            r"dapi[0-9a-f]{32}|hvs\.[A-Za-z0-9_-]{20,}|dop_v1_[0-9a-f]{64}|"
+            r"shp(?:at|ss|ca|pa)_[0-9a-fA-F]{32}|glsa_[A-Za-z0-9_]{32,}|NRAK-[A-Z0-9]{27}|"
+            r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|key-[0-9a-f]{32}|AIza[0-9A-Za-z_-]{35}|"
+            r"ya29\.[A-Za-z0-9_-]{20,}|wandb_v1_[A-Za-z0-9_]{20,}|SK[0-9a-f]{32}|"
+            r"ms-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|"
+            r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)|1//0[A-Za-z0-9_-]{20,}|"
+            r"(?<![0-9])[0-9]{6,12}:AA[A-Za-z0-9_-]{30,}"
+        ),
+        MASK,
+    ),
+    # password hashes (htpasswd, crypt): crackable offline
+    _Rule(
+        r"\$(?:apr1|2[aby]|[156]|y)\$",
+        re.compile(r"\$(?:apr1|2[aby]|[156]|y)\$[./A-Za-z0-9$]{8,}"),
+        MASK,
+    ),
+    # Authorization headers and cookies
+    _Rule(
+        r"(?i)bearer|basic|token|digest|aws4-hmac",
+        re.compile(r"(?i)\b(Bearer|Basic|Token|Digest)\s+[A-Za-z0-9._~+/-]{8,}=*"),
+        rf"\1 {MASK}",
+    ),
+    _Rule(
+        r"(?i)cookie:",
+        re.compile(r"(?i)(\b(?:set-)?cookie:\s*).+"),
+        rf"\1{MASK}",
+    ),
+    # command lines that take secrets as separate arguments
+    _Rule(
+        r"obsutil|ossutil|ma-cli|coscli|aws configure",
+        re.compile(
+            r"((?:\s-{1,2}(?:k|sk|ak|i|secret[_-]?key|access[_-]?key)[= ]|"
+            r"aws configure set \S*(?:secret|key|token)\S*\s+)['\"]?)[^\s'\"]{8,}"
+        ),
+        rf"\1{MASK}",
+    ),
+    _Rule(
+        r"sshpass|docker login|mysql|mariadb|podman login|helm registry login",
+        re.compile(r"(\s-p\s*['\"]?)[^\s'\"]+"),
+        rf"\1{MASK}",
+    ),
+    _Rule(
+        r"curl|wget|http",
+        re.compile(r"((?:\s-u|\s--user|\s--proxy-user)[\s=]+['\"]?[^\s:'\"]*:)[^\s'\"]+"),
+        rf"\1{MASK}",
+    ),
+    _Rule(
+        r"(?i)login",
+        re.compile(r"(?i)(\b(?:wandb login|login\s+\S+\s+password)\s+(?:--\S+\s+)*)[^\s'\"]{8,}"),
+        rf"\1{MASK}",
+    ),
+    # credentials passed to a client as positional strings: oss2.Auth('id', 'secret')
+    _Rule(
+        r"Auth\(|set_auth\(|ObsClient\(|CosConfig\(|login\(|Credentials\(|Client\(",
+        re.compile(r"(?<=[(,\s])(['\"])[A-Za-z0-9+/=_-]{16,}\1"),
+        rf"\1{MASK}\1",
+    ),
+    # key=value, key: value, "key": "value", --key value for secret-looking keys
+    _Rule(
+        rf"(?i){_SECRET_WORD}",
+        re.compile(rf"(?i)((?:^|(?<=[^\w-])){_KEY}{_SEP}){_VALUE}"),
+        _value,
+    ),
+    _Rule(
+        r"(?i)--[a-z-]*(?:password|passwd|token|secret|api-key)",
+        re.compile(
+            r"(?i)(--[a-z-]{0,30}(?:password|passwd|token|secret|api-key)\s+['\"]?)([^\s'\"]{3,})"
+        ),
+        _value,
+    ),
+    _Rule(
+        r"(?i)key",
+        re.compile(rf"(?i)((?:^|(?<=[^\w-]))[\w.-]{{0,40}}key{_SEP}){_VALUE}"),
+        _token_value,
     ),
 )
 

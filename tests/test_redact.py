@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from click.testing import CliRunner
 from conftest import FIXTURES
 
@@ -70,7 +72,8 @@ def test_a_line_of_spaces_costs_linear_time() -> None:
     timed: the regex engine's steps are proportional to the calls into the pattern."""
     from analyzer.redact import _RULES
 
+    repeat = re.compile(r"\(\?<?[=!][^)]*[*+{]")  # a lookaround that scans a run
     for rule in _RULES:
-        assert "(?=" not in rule.pattern.pattern and "(?!" not in rule.pattern.pattern, rule
+        assert not repeat.search(rule.pattern.pattern), rule
     assert redact(" " * 100_000 + "AbCd" * 20) == " " * 100_000 + "[REDACTED]"
     assert redact(" " * 100_000 + "x") == " " * 100_000 + "x"
