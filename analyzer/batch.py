@@ -11,26 +11,31 @@ content fingerprint is unchanged, so nothing is analysed or written twice.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .analysis import Settings, analyze
-from .types import Verdict
+from .redact import label
+from .types import AnalyzerError, Verdict
 
 if TYPE_CHECKING:
     import pandas as pd
 
 SCHEMA = "ha-analyze/batch/1"
 _ARCHIVES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".tar.zst", ".zip")
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _SAMPLE = 64 << 10  # bytes of each file's head and tail that enter the fingerprint
 
 # (column, type) in table order; the types are pyarrow's names.
@@ -97,7 +102,7 @@ def _fingerprinted(jobs: Iterable[Job]) -> list[Job]:
 
 def _empty_row(job: Job) -> dict[str, Any]:
     row: dict[str, Any] = {c: None for c, _ in COLUMNS}
-    row.update(job_id=job.id, job_path=str(job.path), schema=SCHEMA)
+    row.update(job_id=job.id, job_path=label(str(job.path)), schema=SCHEMA)
     return row
 
 
@@ -107,12 +112,14 @@ def discover(roots: Sequence[str | Path], depth: int = 1) -> list[Job]:
     jobs: list[Job] = []
     for root in map(Path, roots):
         if not root.is_dir():
-            jobs.append(Job(root.name, root))
+            jobs.append(Job(label(root.name), root))
             continue
         level = [root]
         for _ in range(depth):
             level = [c for d in level for c in sorted(d.iterdir()) if c.is_dir() or _archive(c)]
-        jobs += [Job(p.relative_to(root).as_posix(), p) for p in level]
+        # ids are labels: a folder name that is not UTF-8 or holds a newline would make
+        # a table no writer accepts, or forge a row
+        jobs += [Job(label(p.relative_to(root).as_posix()), p) for p in level]
     return jobs
 
 
@@ -246,10 +253,17 @@ class _Journal:
         return rows
 
     def append(self, record: dict[str, Any]) -> None:
-        with open(self.path, "a", encoding="utf-8") as f:
-            f.write(json.dumps(record, ensure_ascii=False) + "\n")
+        """One record, on a line of its own even after a torn last line (a run killed
+        mid-write), through no link (a planted one would redirect the write)."""
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | _NOFOLLOW, 0o644)
+        with os.fdopen(fd, "ab") as f:
+            line = json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n"
+            end = os.fstat(fd).st_size
+            if end and os.pread(fd, 1, end - 1) != b"\n":
+                line = b"\n" + line
+            f.write(line)
             f.flush()
-            os.fsync(f.fileno())
+            os.fsync(fd)
 
 
 def _journal_of(out: Path) -> _Journal:
@@ -266,8 +280,28 @@ def write_table(
     """Rows to Parquet, CSV or JSON lines by `out`'s suffix, atomically (a temporary
     file beside it, then rename): a reader never sees half a table."""
     rows = list(rows)
-    tmp = out.with_name(f".{out.name}.tmp")
-    suffix = out.suffix.lower()
+    # a fresh name of our own (O_EXCL): never a planted link, never another run's file
+    fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        _write(rows, columns, tmp, out.suffix.lower())
+        os.replace(tmp, out)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _safe_cell(value: Any) -> Any:
+    """A CSV cell a spreadsheet will not run: text that starts like a formula (=, +,
+    -, @, tab, CR) is prefixed with a quote, as OWASP recommends."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
+def _write(
+    rows: list[dict[str, Any]], columns: Sequence[tuple[str, str]], tmp: Path, suffix: str
+) -> None:
     if suffix == ".parquet":
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -286,12 +320,11 @@ def write_table(
         with open(tmp, "w", newline="", encoding="utf-8") as f:
             w = csv.DictWriter(f, fieldnames=[c for c, _ in columns], extrasaction="ignore")
             w.writeheader()
-            w.writerows(rows)
+            w.writerows({k: _safe_cell(v) for k, v in r.items()} for r in rows)
     else:
         with open(tmp, "w", encoding="utf-8") as f:
             for r in rows:
                 f.write(json.dumps({c: r.get(c) for c, _ in columns}, ensure_ascii=False) + "\n")
-    os.replace(tmp, out)
 
 
 @dataclass(frozen=True)
@@ -315,6 +348,40 @@ def run_batch(
 ) -> BatchResult:
     """Analyse every job under `roots` not already in `out` with the same fingerprint."""
     started = time.perf_counter()
+    with _locked(out):
+        return _run_batch(roots, out, findings_out, workers, depth, settings, progress, started)
+
+
+class BatchLocked(AnalyzerError):
+    """Another run is writing the same table."""
+
+
+@contextmanager
+def _locked(out: Path) -> Iterator[None]:
+    """One run per table: a second run on the same --out stops at once with a message
+    (both would analyse everything and race on the journal)."""
+    lock = out.with_name(f".{out.name}.lock")
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise BatchLocked(f"another batch run is writing {out} (lock {lock})") from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def _run_batch(
+    roots: Sequence[str | Path],
+    out: Path,
+    findings_out: Path | None,
+    workers: int | None,
+    depth: int,
+    settings: Settings | None,
+    progress: Callable[[int, int], None] | None,
+    started: float,
+) -> BatchResult:
     journal = _journal_of(out)
     done: dict[str, dict[str, Any]] = {}
     for rec in journal.read():

@@ -703,7 +703,7 @@ def batch_cmd(
     Re-running skips jobs already analysed whose logs did not change; an interrupted
     run resumes where it stopped. Schema: README, "Batch analysis".
     """
-    from .batch import TABLE_SUFFIXES, print_progress, run_batch, run_batch_spark
+    from .batch import TABLE_SUFFIXES, BatchLocked, print_progress, run_batch, run_batch_spark
 
     findings = Path(findings_out) if findings_out else None
     for name, path in (("--out", out), ("--findings", findings_out)):
@@ -726,15 +726,22 @@ def batch_cmd(
             settings=settings,
         )  # fmt: skip
     else:
-        res = run_batch(
-            list(roots),
-            Path(out),
-            findings_out=findings,
-            workers=workers,
-            depth=depth,
-            settings=settings,
-            progress=print_progress if sys.stderr.isatty() else None,
-        )
+        try:
+            res = run_batch(
+                list(roots),
+                Path(out),
+                findings_out=findings,
+                workers=workers,
+                depth=depth,
+                settings=settings,
+                progress=print_progress if sys.stderr.isatty() else None,
+            )
+        except BatchLocked as e:
+            click.echo(f"ha-analyze: {e}", err=True)
+            sys.exit(2)
+        except OSError as e:  # a full disk, an unwritable folder: the journal keeps what was done
+            click.echo(f"ha-analyze: cannot write {out}: {e.strerror or e}", err=True)
+            sys.exit(EXIT_UNWRITABLE)
     click.echo(
         f"{res.jobs} jobs: {res.analysed} analysed, {res.skipped} unchanged, "
         f"{res.errors} with errors, in {res.seconds:.1f}s -> {out}"

@@ -137,7 +137,8 @@ def test_a_killed_run_loses_nothing_and_duplicates_nothing(tmp_path: Path) -> No
     assert r.exit_code == 0, r.output
     rows = pq.read_table(out).to_pylist()
     assert len(rows) == 101 and len({r["job_id"] for r in rows}) == 101
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temp files left
+    # no temp files left (the lock file stays: removing it would race a waiting run)
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".") and p.suffix != ".lock"]
     fresh = tmp_path / "fresh.parquet"
     run_batch([root], fresh, workers=2)
     key = lambda r: (r["job_id"], r["category"], r["root_file"], r["root_line"], r["fingerprint"])  # noqa: E731
@@ -223,3 +224,53 @@ def test_analyze_many_and_read_table_give_the_batch_schema_in_every_format(
         assert list(back.columns) == list(frame.columns), suffix
         assert [str(t) for t in back.dtypes] == [str(t) for t in frame.dtypes], suffix
         pd.testing.assert_frame_equal(back[stable], frame[stable], check_exact=False)
+
+
+def test_one_run_per_table_and_no_write_through_a_planted_link(tmp_path: Path) -> None:
+    """A second run on the same --out stops at once; the journal is never written
+    through a link (one planted there would overwrite another file)."""
+    root = tmp_path / "root"
+    _jobs(root, 3)
+    out = tmp_path / "v.csv"
+    with batch._locked(out):
+        r = CliRunner().invoke(main, ["batch", str(root), "--out", str(out), "--workers", "1"])
+        assert r.exit_code == 2 and "another batch run is writing" in r.output
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    out.with_name(out.name + ".journal").symlink_to(victim)
+    r = CliRunner().invoke(main, ["batch", str(root), "--out", str(out), "--workers", "1"])
+    assert r.exit_code == 7 and "Traceback" not in r.output
+    assert victim.read_text() == "precious\n"
+
+
+def test_a_torn_journal_line_keeps_the_next_record(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    _jobs(root, 4)
+    out = tmp_path / "v.jsonl"
+    run_batch([root], out, workers=1)
+    journal = out.with_name(out.name + ".journal")
+    lines = journal.read_text().splitlines()
+    journal.write_text("\n".join(lines[:2]) + "\n" + lines[2][: len(lines[2]) // 2])  # cut
+    res = run_batch([root], out, workers=1)
+    assert res.analysed == res.jobs - 2  # the two whole records stand; the rest redone
+    assert len(batch._Journal(journal).read()) == res.jobs  # none swallowed by the cut line
+
+
+def test_csv_cells_are_not_formulas_and_odd_names_are_labels(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    for name in ("=cmd|' /C calc'!A0", "+SUM(1)", "@x", "ok"):
+        (root / name).mkdir(parents=True)
+        (root / name / "rank_0.log").write_text("step 1 loss 2.0\n")
+    bad = os.fsencode(root) + b"/bad\xff\nname"
+    os.mkdir(bad)
+    with open(bad + b"/rank_0.log", "wb") as f:
+        f.write(b"step 1 loss 2.0\n")
+    out = tmp_path / "v.csv"
+    r = CliRunner().invoke(main, ["batch", str(root), "--out", str(out), "--workers", "1"])
+    assert r.exit_code == 0, r.output
+    text = out.read_text(encoding="utf-8")
+    cells = [line.split(",", 1)[0] for line in text.splitlines()[1:]]
+    assert not any(c[:1] in "=+@-" for c in cells), cells
+    assert "bad\\xff\\x0aname" in text  # escaped, on one line
+    parquet = tmp_path / "v.parquet"
+    assert run_batch([root], parquet, workers=1).jobs == 5  # a writer that refuses surrogates
