@@ -1,0 +1,60 @@
+"""The hostile corpus (tests/hostile/inputs.py) under a 2 s deadline: a verdict and no
+exception, whatever the bytes, in about the deadline (a hang guard with margin for a
+shared machine, not a timing test: benchmarks/ measures).
+
+The inputs here build in well under a second each; the corpus's slow builders (256 MiB
+headers, 300,000-file folders) run in the benchmark, not in CI.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "hostile"))
+import inputs
+
+from analyzer import analyze
+
+QUICK = (
+    "deadline-redact-leading-spaces",
+    "deadline-redact-every-trigger",
+    "deadline-gzip-fname-endless",
+    "deadline-gzip-fcomment-endless",
+    "deadline-gzip-fextra-members",
+    "deadline-tar-pax-digits",
+    "deadline-tar-pax-digit-runs",
+    "deadline-tar-bz2-unknown-type-8g",
+    "deadline-tar-bz2-chardev-size-8g",
+    "deadline-tar-gz-million-symlinks",
+    "deadline-fifo",
+    "deadline-fifo-in-folder",
+    "deadline-sparse-1t-text-head",
+    "deadline-link-dev-zero",
+    "memory-zip-bzip2-8g",
+    "memory-zip-lzma-2g",
+    "memory-zip-size-lie-10b",
+    "memory-zip-overlap-1000",
+    "memory-gzip-20g-zeros",
+    "memory-xz-16g-zeros",
+    "memory-zstd-100g-zeros",
+    "memory-bz2-8g-zeros",
+    "memory-nested-10-deep",
+    "memory-gzip-200m-line",
+)
+BY_ID = {h.id: h for h in inputs.INPUTS}
+
+
+@pytest.mark.parametrize("hid", QUICK)
+def test_a_hostile_input_gives_a_verdict_within_the_deadline(hid: str, tmp_path: Path) -> None:
+    path = BY_ID[hid].build(tmp_path)
+    started = time.monotonic()
+    v = analyze(path, deadline=2.0)
+    took = time.monotonic() - started
+    assert took < 6.0, took
+    assert v.category in ("none", "unknown", "device_oom"), v.category
+    text = str(v.to_dict())
+    assert "\x1b" not in text and "\x9b" not in text
