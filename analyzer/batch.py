@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from .analysis import Settings, analyze
 from .redact import label
+from .sources import SourceNotes, iter_units
 from .types import AnalyzerError, Verdict
 
 if TYPE_CHECKING:
@@ -129,20 +130,22 @@ def _archive(p: Path) -> bool:
 
 def fingerprint(path: Path) -> str:
     """Names, sizes and the head and tail bytes of every file: changes when the logs do,
-    not when a copy resets modification times."""
+    not when a copy resets modification times. Files are listed as analyze lists them
+    (iteratively, links skipped), names hashed as bytes."""
     h = hashlib.sha256()
-    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
-    for f in files:
+    for unit in iter_units([str(path)], SourceNotes()):
+        assert unit.path is not None
         try:
-            size = f.stat().st_size
-            with open(f, "rb") as fh:
+            with open(unit.path, "rb") as fh:
+                size = os.fstat(fh.fileno()).st_size
                 head = fh.read(_SAMPLE)
                 fh.seek(max(size - _SAMPLE, 0))
                 tail = fh.read(_SAMPLE)
         except OSError as e:
-            h.update(f"{f}:{e}".encode())
+            h.update(os.fsencode(unit.path) + str(e.errno).encode())
             continue
-        h.update(f"{f.relative_to(path) if f != path else f.name}\0{size}\0".encode())
+        name = unit.name if unit.path != str(path) else path.name  # an archive: its own name
+        h.update(os.fsencode(name) + b"\0" + str(size).encode() + b"\0")
         h.update(head + tail)
     return h.hexdigest()[:32]
 
@@ -158,7 +161,7 @@ def analyse_job(
         row["fingerprint"] = job.fingerprint or fingerprint(job.path)
         v = analyze(job.path, settings)
     except Exception as e:  # one broken job must not end the batch
-        row["error"] = f"{type(e).__name__}: {e}"
+        row["error"] = label(f"{type(e).__name__}: {e}")  # a path in it is a name
         row["analysis_seconds"] = time.perf_counter() - started
         return row, []
     if not v.stats.lines:  # nothing readable: an error row, never a clean `none`
@@ -422,7 +425,7 @@ def _analyse_all(
                 yield fut.result()
             except Exception as e:  # a worker died (killed, out of memory)
                 row = _empty_row(futures[fut])
-                row["error"] = f"worker failed: {type(e).__name__}: {e}"
+                row["error"] = label(f"worker failed: {type(e).__name__}: {e}")
                 yield row, []
 
 

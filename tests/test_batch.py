@@ -274,3 +274,30 @@ def test_csv_cells_are_not_formulas_and_odd_names_are_labels(tmp_path: Path) -> 
     assert "bad\\xff\\x0aname" in text  # escaped, on one line
     parquet = tmp_path / "v.parquet"
     assert run_batch([root], parquet, workers=1).jobs == 5  # a writer that refuses surrogates
+
+
+def test_a_job_nested_1200_deep_or_with_a_name_that_is_not_utf8(tmp_path: Path) -> None:
+    """Fingerprints list files as analyze does: iteratively, names as bytes."""
+    root = tmp_path / "root"
+    job = root / "deep"
+    job.mkdir(parents=True)
+    fd = os.open(job, os.O_RDONLY)
+    try:
+        for _ in range(1200):  # deeper than the interpreter's recursion limit
+            os.mkdir("d", dir_fd=fd)
+            nxt = os.open("d", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = nxt
+        with open(os.open("rank_0.log", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w") as f:
+            f.write("step 1 loss 2.0\n" + OOM)
+    finally:
+        os.close(fd)
+    odd = root / "odd"
+    odd.mkdir()
+    with open(os.fsencode(odd) + b"/rank_\xff.log", "wb") as f:
+        f.write(b"step 1 loss 2.0\n")
+    out = tmp_path / "v.jsonl"
+    res = run_batch([root], out, workers=1)
+    assert res.jobs == 2 and res.errors == 0
+    rows = {json.loads(line)["job_id"]: json.loads(line) for line in out.read_text().splitlines()}
+    assert rows["deep"]["category"] == "device_oom"
