@@ -8,6 +8,7 @@ lies within the rule's window.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -44,11 +45,15 @@ class Rule:
 def _selector(value: Any, where: str) -> Selector:
     if not isinstance(value, dict) or set(value) - {"categories", "signatures"}:
         raise PatternError(f"{where}: must be a mapping with 'categories' and/or 'signatures'")
-    cats = frozenset(value.get("categories") or [])
+    lists = {k: value.get(k) or [] for k in ("categories", "signatures")}
+    for k, v in lists.items():
+        if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+            raise PatternError(f"{where}: {k}: must be a list of ids")
+    cats = frozenset(lists["categories"])
     unknown = cats - set(CATEGORIES)
     if unknown:
         raise PatternError(f"{where}: categories: not taxonomy ids: {', '.join(sorted(unknown))}")
-    return Selector(cats, frozenset(value.get("signatures") or []))
+    return Selector(cats, frozenset(lists["signatures"]))
 
 
 def _load_file(path: Path) -> list[Rule]:
@@ -70,6 +75,8 @@ def _load_file(path: Path) -> list[Rule]:
             lo, hi = float(d.get("min_delay", 0)), float(d.get("max_delay", 86400))
         except (TypeError, ValueError):
             raise PatternError(f"{where}: min_delay/max_delay: must be numbers") from None
+        if not (math.isfinite(lo) and math.isfinite(hi)) or lo > hi:
+            raise PatternError(f"{where}: min_delay/max_delay: finite, min <= max")
         rules.append(
             Rule(
                 id=d["id"],

@@ -179,7 +179,7 @@ class Formats:
         return {k: v for k, v in m.groupdict().items() if v is not None}
 
 
-def _entry(raw: Any, kind: str, where: str) -> Format:
+def _entry(raw: Any, kind: str, where: str, trusted: bool) -> Format:
     if not isinstance(raw, dict):
         raise PatternError(f"{where}: each entry is a mapping")
     fid = raw.get("id")
@@ -201,10 +201,14 @@ def _entry(raw: Any, kind: str, where: str) -> Format:
         raise PatternError(
             f"{here}: regex: unknown field(s) {', '.join(bad)} (known: {', '.join(sorted(FIELDS))})"
         )
-    if kind == "facts":  # the automaton finds them: the engines' shared subset only
-        from .signatures import check_regex
+    from .signatures import backtracks, check_regex
 
+    if kind == "facts":  # the automaton finds them: the engines' shared subset only
         check_regex(rx, lambda _field, msg: PatternError(f"{here}: regex: {msg}"))
+    elif not trusted and backtracks(rx):
+        # a user's prefixes and claims run on hit lines with Python's re: a shape that
+        # can backtrack is refused (the built-in ones are reviewed)
+        raise PatternError(f"{here}: regex: nested quantifiers can backtrack catastrophically")
     examples = raw.get("examples") or []
     if not isinstance(examples, list) or not examples:
         raise PatternError(f"{here}: examples: at least one real example line is required")
@@ -248,7 +252,10 @@ def _load_file(path: Path) -> dict[str, list[Format]]:
         entries = doc.get(kind) or []
         if not isinstance(entries, list):
             raise PatternError(f"{path}: {kind}: a list of entries")
-        out[kind] = [_entry(raw, kind, f"{path}: {kind}") for raw in entries]
+        from .signatures import builtin_dir
+
+        trusted = path.parent.resolve() == builtin_dir()
+        out[kind] = [_entry(raw, kind, f"{path}: {kind}", trusted) for raw in entries]
     return out
 
 

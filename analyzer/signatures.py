@@ -105,6 +105,13 @@ class PatternSet:
         return next((s for s in self.signatures if s.id == sig_id), None)
 
 
+# Bounds on one pattern file, far above any real one (the largest built-in file holds
+# 136 signatures; all 546 hold 80 KB of regex)
+MAX_FILE_SIGNATURES = 2000
+MAX_FILE_REGEX = 256 << 10
+MAX_USER_REGEX = 1 << 20  # all user files together
+
+
 @lru_cache(maxsize=1)
 def builtin_dir() -> Path:
     """Where the built-in pattern files live: inside the installed package, or the
@@ -143,8 +150,15 @@ def load_patterns(extra: Sequence[str | Path] = (), *, builtin: bool = True) -> 
                 raise PatternError(f"{f}: {sig.id}: id: already defined in {by_id[sig.id].source}")
             by_id[sig.id] = sig
             builtin_ids.add(sig.id)
+    user_regex = 0
     for f in user_files:
         for sig, override in _load_file_with_override(f):
+            user_regex += sum(map(len, sig.match))
+            if user_regex > MAX_USER_REGEX:
+                raise PatternError(
+                    f"{f}: the user pattern files hold more than {MAX_USER_REGEX:,} characters "
+                    "of regex in all"
+                )
             for rx in sig.match:
                 why = refusal(rx)
                 if why:
@@ -219,6 +233,15 @@ def _parse_file(path: Path, raw: bytes) -> list[tuple[Signature, bool]]:
     vendor = doc.get("vendor", "other")
     if vendor not in VENDORS:
         raise PatternError(f"{path}: vendor: must be one of {', '.join(VENDORS)}, got {vendor!r}")
+    if len(sigs) > MAX_FILE_SIGNATURES:
+        raise PatternError(f"{path}: signatures: more than {MAX_FILE_SIGNATURES:,} in one file")
+    size = sum(_regex_size(e) for e in sigs)
+    if size > MAX_FILE_REGEX:
+        # compiling is checked per regex and engine: half a million alternatives would
+        # take minutes before the set even starts (the built-ins total 80 KB)
+        raise PatternError(
+            f"{path}: match: {size:,} characters of regex, more than {MAX_FILE_REGEX:,}"
+        )
     unknown_top = set(doc) - {"family", "vendor", "description", "signatures"}
     if unknown_top:
         raise PatternError(f"{path}: unknown top-level field(s): {', '.join(sorted(unknown_top))}")
@@ -229,6 +252,13 @@ def _parse_file(path: Path, raw: bytes) -> list[tuple[Signature, bool]]:
         sig, override = _parse_signature(path, family, entry, i)
         out.append((replace(sig, vendor=vendor), override))
     return out
+
+
+def _regex_size(entry: Any) -> int:
+    """Characters of regex an entry asks to compile (before it is validated)."""
+    match = entry.get("match") if isinstance(entry, dict) else None
+    rxs = match if isinstance(match, list) else [match]
+    return sum(len(rx) for rx in rxs if isinstance(rx, str))
 
 
 def _parse_signature(
@@ -429,7 +459,7 @@ def check_regex(rx: str, fail: Any) -> None:
         raise fail("match", f"invalid regex {rx!r}: {e}") from None
     if compiled.search(""):
         raise fail("match", f"matches the empty string, so it would hit every line: {rx!r}")
-    if _nested_repeat(_sre.parse(rx)):
+    if backtracks(rx):
         raise fail("match", f"nested quantifiers can backtrack catastrophically: {rx!r}")
     for pat, what in _FORBIDDEN:
         if pat.search(rx):
@@ -449,6 +479,11 @@ def compile_exact(rx: str) -> Any:
     options = re2.Options()
     options.log_errors = False
     return re2.compile(rx, options)
+
+
+def backtracks(rx: str) -> bool:
+    """A regex with a repeat inside a repeat: catastrophic backtracking in Python's re."""
+    return _nested_repeat(_sre.parse(rx))
 
 
 def _nested_repeat(items: Any, inside: bool = False) -> bool:

@@ -16,6 +16,7 @@ import yaml
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: 10x faster at start-up
 MAX_BYTES = 16 << 20
+MAX_DEPTH = 64
 
 
 class YamlError(ValueError):
@@ -23,13 +24,21 @@ class YamlError(ValueError):
 
 
 def load_text(text: str, where: str) -> Any:
-    """The document in `text`; YamlError for invalid YAML or an alias."""
+    """The document in `text`; YamlError for invalid YAML, an alias, or nesting deeper
+    than MAX_DEPTH (the composer recurses per level: 100,000 levels crash it)."""
+    depth = 0
     try:
         for event in yaml.parse(text, Loader=_LOADER):
-            if isinstance(event, yaml.AliasEvent):
+            if isinstance(event, yaml.AliasEvent | yaml.CollectionStartEvent):
+                depth += isinstance(event, yaml.CollectionStartEvent)
                 mark = event.start_mark
                 line = f" (line {mark.line + 1})" if mark is not None else ""
-                raise YamlError(f"{where}: YAML aliases are not allowed{line}")
+                if isinstance(event, yaml.AliasEvent):
+                    raise YamlError(f"{where}: YAML aliases are not allowed{line}")
+                if depth > MAX_DEPTH:
+                    raise YamlError(f"{where}: nested deeper than {MAX_DEPTH} levels{line}")
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
         return yaml.load(text, Loader=_LOADER)
     except yaml.YAMLError as e:
         raise YamlError(f"{where}: invalid YAML: {e}") from None

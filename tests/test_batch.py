@@ -301,3 +301,4 @@ def test_a_job_nested_1200_deep_or_with_a_name_that_is_not_utf8(tmp_path: Path) 
     assert res.jobs == 2 and res.errors == 0
     rows = {json.loads(line)["job_id"]: json.loads(line) for line in out.read_text().splitlines()}
     assert rows["deep"]["category"] == "device_oom"
+    subprocess.run(["rm", "-rf", str(job)], check=True)  # pytest's cleanup recurses per level

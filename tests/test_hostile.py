@@ -58,3 +58,30 @@ def test_a_hostile_input_gives_a_verdict_within_the_deadline(hid: str, tmp_path:
     assert v.category in ("none", "unknown", "device_oom"), v.category
     text = str(v.to_dict())
     assert "\x1b" not in text and "\x9b" not in text
+
+
+USER_FILES = [h for h in inputs.INPUTS if h.klass == "patterns"]
+
+
+@pytest.mark.parametrize("hostile", USER_FILES, ids=[h.id for h in USER_FILES])
+def test_a_hostile_user_file_is_a_named_error_or_harmless(
+    hostile: inputs.Hostile, tmp_path: Path
+) -> None:
+    """Pattern, format, cascade and policy files: an alias bomb, a format width, deep
+    nesting, wrong types, half a million alternatives: exit 2 with the file named, in
+    bounded time, never a traceback (or, for a regex RE2 runs in linear time, a verdict)."""
+    from click.testing import CliRunner
+
+    from analyzer.cli import main
+
+    log = tmp_path / "x.log"
+    log.write_text("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n")
+    built = hostile.build(tmp_path / "in")
+    args = [str(log), hostile.option, str(built)]
+    started = time.monotonic()
+    r = CliRunner().invoke(main, ["decide", *args] if hostile.option == "--policy" else args)
+    assert time.monotonic() - started < 20
+    assert r.exception is None or isinstance(r.exception, SystemExit), r.exception
+    assert r.exit_code in (0, 2), r.output
+    if r.exit_code == 2:
+        assert str(tmp_path / "in") in r.output
