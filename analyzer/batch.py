@@ -117,7 +117,14 @@ def discover(roots: Sequence[str | Path], depth: int = 1) -> list[Job]:
             continue
         level = [root]
         for _ in range(depth):
-            level = [c for d in level for c in sorted(d.iterdir()) if c.is_dir() or _archive(c)]
+            # a link is not a job: as in analyze, a link inside a root is not followed
+            # (one could point anywhere the user can read)
+            level = [
+                c
+                for d in level
+                for c in sorted(d.iterdir())
+                if not c.is_symlink() and (c.is_dir() or _archive(c))
+            ]
         # ids are labels: a folder name that is not UTF-8 or holds a newline would make
         # a table no writer accepts, or forge a row
         jobs += [Job(label(p.relative_to(root).as_posix()), p) for p in level]
@@ -250,9 +257,11 @@ class _Journal:
             return []
         for line in text.splitlines():
             try:
-                rows.append(json.loads(line))
+                rec = json.loads(line)
             except ValueError:
                 continue  # the last line of a killed run may be cut
+            if _well_formed(rec):  # anything else is not ours: the job is analysed again
+                rows.append(rec)
         return rows
 
     def append(self, record: dict[str, Any]) -> None:
@@ -267,6 +276,20 @@ class _Journal:
             f.write(line)
             f.flush()
             os.fsync(fd)
+
+
+def _well_formed(rec: Any) -> bool:
+    """A journal record as append() writes it: a row with a string job id and
+    fingerprint, and a list of finding rows."""
+    if not isinstance(rec, dict) or not isinstance(rec.get("row"), dict):
+        return False
+    row, findings = rec["row"], rec.get("findings")
+    return (
+        isinstance(row.get("job_id"), str)
+        and isinstance(row.get("fingerprint"), str)
+        and isinstance(findings, list)
+        and all(isinstance(f, dict) for f in findings)
+    )
 
 
 def _journal_of(out: Path) -> _Journal:

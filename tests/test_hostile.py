@@ -85,3 +85,30 @@ def test_a_hostile_user_file_is_a_named_error_or_harmless(
     assert r.exit_code in (0, 2), r.output
     if r.exit_code == 2:
         assert str(tmp_path / "in") in r.output
+
+
+BATCH = [h for h in inputs.INPUTS if h.klass == "batch"]
+
+
+@pytest.mark.parametrize("hostile", BATCH, ids=[h.id for h in BATCH])
+def test_a_hostile_batch_root_or_out_folder(hostile: inputs.Hostile, tmp_path: Path) -> None:
+    """Odd job names, planted links, torn and malformed journals: a table or a named
+    error, never a traceback; no planted link written through; no escape or outside
+    file in the table."""
+    from click.testing import CliRunner
+
+    from analyzer.cli import main
+
+    root = hostile.build(tmp_path)
+    out = tmp_path / hostile.out
+    victim = tmp_path / hostile.victim if hostile.victim else None
+    before = victim.read_bytes() if victim is not None else b""
+    args = ["batch", str(root), "--out", str(out), "--workers", "1"]
+    r = CliRunner().invoke(main, args)
+    assert r.exception is None or isinstance(r.exception, SystemExit), r.exception
+    assert r.exit_code in (0, 2, 7), r.output
+    if victim is not None:
+        assert victim.read_bytes() == before
+    if r.exit_code == 0:
+        table = out.read_bytes()
+        assert b"\x1b" not in table and inputs.LEAK_MARKER.encode() not in table
