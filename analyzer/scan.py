@@ -328,11 +328,7 @@ class StreamFeed:
         k = data.rfind(b"\n")
         if k < 0:
             if len(data) > LINE_CAP:
-                self._block(self.tail, data[:LINE_CAP], len(data))
-                fs.truncated += 1
-                self.skipping, self.carry, self.tail = True, b"", b""
-                self.skip_tail = data[LINE_CAP:][-LINE_CAP:]
-                self.long_line = fs.bytes - len(data)
+                self._long_line(data)
             else:
                 self.carry = data
             return
@@ -340,6 +336,18 @@ class StreamFeed:
         self._block(self.tail, block, len(data))
         self.lineno = fs.lines + 1  # carry holds no newline: all read so far precede it
         self.tail = block[-_TAIL:]
+        if len(self.carry) > LINE_CAP:  # a chunk whose last line is already too long
+            carry, self.carry = self.carry, b""
+            self._long_line(carry)
+
+    def _long_line(self, data: bytes) -> None:
+        """A line without its end that is longer than LINE_CAP: matched on its first
+        LINE_CAP bytes now, its last ones when it ends; never held whole."""
+        self._block(self.tail, data[:LINE_CAP], len(data))
+        self.fs.truncated += 1
+        self.skipping, self.carry, self.tail = True, b"", b""
+        self.skip_tail = data[LINE_CAP:][-LINE_CAP:]
+        self.long_line = self.fs.bytes - len(data)
 
     def close(self) -> None:
         """The stream ended: its last line needs no newline to count as a line."""

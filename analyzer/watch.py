@@ -20,6 +20,8 @@ from .sources import SourceNotes, Unit, iter_units, open_regular
 from .types import Hit, LogTime, Verdict
 
 _READ_CAP = 64 << 20  # per file and poll: one huge burst cannot stall the others
+_POLL_CAP = 256 << 20  # per poll, all files: a poll is bounded whatever the files do
+_BLOCK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -67,8 +69,8 @@ class _Followed:
 @dataclass
 class _Reported:
     failures: set[tuple[str | None, str, int]] = field(default_factory=set)
-    suspected: set[tuple[int, int | None]] = field(default_factory=set)
-    confirmed: set[tuple[int, int | None]] = field(default_factory=set)
+    suspected: set[tuple[str, int | None]] = field(default_factory=set)
+    confirmed: set[tuple[str, int | None]] = field(default_factory=set)
     finished: bool = False
 
 
@@ -95,6 +97,8 @@ class Watcher:
         self.clock = clock
         self._files: dict[str, _Followed] = {}
         self._fresh = False  # a hit other than progress since the last poll
+        self._budget = _POLL_CAP  # bytes this poll may still read
+        self._polls = 0
         self._reported = _Reported()
 
     def _on_hit(self, hit: Hit) -> None:
@@ -128,11 +132,17 @@ class Watcher:
                 if st.st_size == followed.offset:
                     return
                 f.seek(followed.offset)
-                data = f.read(min(st.st_size - followed.offset, _READ_CAP))
+                left = min(st.st_size - followed.offset, _READ_CAP, self._budget)
+                while left > 0:  # in blocks: a burst is never held whole
+                    data = f.read(min(left, _BLOCK))
+                    if not data:
+                        break
+                    left -= len(data)
+                    self._budget -= len(data)
+                    followed.advance(data)
+                    self.job.feed(unit.name, data, arrived=self._now())
             except OSError:
                 return
-        followed.advance(data)
-        self.job.feed(unit.name, data, arrived=self._now())
 
     def _forget(self, listed: set[str]) -> None:
         """Files gone since the last poll are finished and forgotten: a watch over days
@@ -147,11 +157,15 @@ class Watcher:
 
     def poll(self) -> list[WatchEvent]:
         """Read what was appended since the last poll and return the new events."""
-        listed = set()
-        for unit in iter_units(self.paths, SourceNotes(secrets=self.job.settings.redact)):
-            listed.add(unit.name)
+        units = list(iter_units(self.paths, SourceNotes(secrets=self.job.settings.redact)))
+        self._budget = _POLL_CAP
+        # from a different file each poll: files that grow without end cannot starve
+        # the ones listed after them
+        self._polls += 1
+        start = self._polls % len(units) if units else 0
+        for unit in units[start:] + units[:start]:
             self._read(unit)
-        self._forget(listed)
+        self._forget({unit.name for unit in units})
         now = self.clock()
         stamp = datetime.fromtimestamp(now, tz=timezone.utc).isoformat(timespec="seconds")
         events = []
@@ -176,7 +190,7 @@ class Watcher:
             if completed:
                 break
             for st in timeline.stalls(end, s.hang_factor * factor, s.hang_min_gap * factor):
-                key = (st.stream.file_index, st.stream.rank)
+                key = (st.stream.file, st.stream.rank)  # by name: a rotated log is the same
                 if key in seen:
                     continue
                 seen.add(key)

@@ -112,3 +112,33 @@ def test_a_hostile_batch_root_or_out_folder(hostile: inputs.Hostile, tmp_path: P
     if r.exit_code == 0:
         table = out.read_bytes()
         assert b"\x1b" not in table and inputs.LEAK_MARKER.encode() not in table
+
+
+WATCHED = [h for h in inputs.INPUTS if h.klass == "watch"]
+
+
+@pytest.mark.parametrize("hostile", WATCHED, ids=[h.id for h in WATCHED])
+def test_a_hostile_watched_folder(hostile: inputs.Hostile, tmp_path: Path) -> None:
+    """Files that grow by gigabytes of holes, rotate or truncate every 10 ms, appear by
+    thousands, swap for links out of the folder, or are FIFOs: every poll is bounded
+    (a poll reads at most 256 MiB in 1 MiB blocks), nothing outside the folder is read."""
+    import json
+
+    from analyzer.watch import Watcher
+
+    path = hostile.build(tmp_path)
+    try:
+        watcher = Watcher([path])
+        shown = []
+        ended = time.monotonic() + 2.0
+        while time.monotonic() < ended:
+            started = time.monotonic()
+            shown += [json.dumps(e.to_dict()) for e in watcher.poll()]
+            assert time.monotonic() - started < 10
+            time.sleep(0.1)
+        shown.append(json.dumps(watcher.verdict().to_dict()))
+        assert inputs.LEAK_MARKER not in "".join(shown)
+        held = sum(len(f.carry) + len(f.skip_tail) for f in watcher.job._feeds.values())
+        assert held <= 2 * (1 << 20) * max(1, len(watcher.job._feeds))  # LINE_CAP per stream
+    finally:
+        inputs.stop_background()
