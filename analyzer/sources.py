@@ -231,9 +231,9 @@ class _Zstd(io.RawIOBase):
     raises EOFError there, after what could be decoded (a copy taken while the log was
     still being written keeps its head)."""
 
-    # compressed bytes per step: small, as one step's output is held whole (2 KiB of
-    # zstd run-length blocks expand to at most 64 MiB; logs to about 20 KiB)
-    _CHUNK = 2 << 10
+    # compressed bytes per step: small, as one step's output is held whole (a zstd
+    # run-length block of 4 bytes expands to 128 KiB: 256 bytes to at most 8 MiB)
+    _CHUNK = 256
 
     def __init__(self, f: BinaryIO) -> None:
         import zstandard
@@ -241,6 +241,7 @@ class _Zstd(io.RawIOBase):
         self._zstd, self._f = zstandard, f
         self._obj = zstandard.ZstdDecompressor().decompressobj()
         self._out = b""
+        self._pos = 0  # bytes of _out already returned
         self._ended = False
         self._started = False  # the current frame has begun (its end not yet seen)
 
@@ -248,7 +249,8 @@ class _Zstd(io.RawIOBase):
         return True
 
     def readinto(self, b: bytearray | memoryview) -> int:  # type: ignore[override]
-        while not self._out and not self._ended:
+        while self._pos >= len(self._out) and not self._ended:
+            self._out, self._pos = b"", 0
             data = self._f.read(self._CHUNK)
             if not data:
                 self._ended = True
@@ -265,9 +267,9 @@ class _Zstd(io.RawIOBase):
                 if data or self._obj.eof:  # the next frame of a concatenated file
                     self._obj = self._zstd.ZstdDecompressor().decompressobj()
                     self._started = bool(data)
-        n = min(len(b), len(self._out))
-        memoryview(b)[:n] = self._out[:n]
-        self._out = self._out[n:]
+        n = min(len(b), len(self._out) - self._pos)
+        memoryview(b)[:n] = self._out[self._pos : self._pos + n]
+        self._pos += n
         return n
 
 
