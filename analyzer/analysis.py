@@ -282,9 +282,6 @@ class Analyzer:
                     self.reading.unread += 1  # at least this one; opening the rest costs more
                     return
                 for stream in open_unit(unit, self.reading.notes, stop_at):
-                    if stop_at is not None and self._out_of_time(stop_at):
-                        self.reading.unread += 1
-                        return
                     index = self._next_stream()
                     self.builder.names[index] = stream.name  # a file of the job, hits or not
                     try:
@@ -295,6 +292,9 @@ class Analyzer:
                         )
                         continue
                     self.reading.account(fs)
+                    if stop_at is not None and self._out_of_time(stop_at):
+                        self.reading.unread += 1  # the archive's next members at least
+                        return
         except OutOfTime:  # inside a header, a skip or a member list
             self.reading.unread += 1
 

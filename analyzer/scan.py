@@ -466,10 +466,13 @@ class StreamScanner:
                 reader.seek(start + skipped)
                 feed.fs.bytes += skipped
                 feed.fs.start = feed.fs.bytes
+            first = True  # a stream opened is read for one block, past the deadline too:
+            # its first bytes are in hand (read to sniff it; stdin's may never come again)
             while True:
-                if stop_at is not None and time.monotonic() > stop_at:
+                if not first and stop_at is not None and time.monotonic() > stop_at:
                     feed.fs.error = DEADLINE_REACHED
                     break
+                first = False
                 want = BLOCK
                 if stream.size is not None:  # a plain file: as large as it was when opened
                     want = min(BLOCK, stream.size - feed.fs.bytes)

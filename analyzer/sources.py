@@ -218,7 +218,7 @@ class _Prefixed(io.RawIOBase):
         read = getattr(self._rest, "read1", self._rest.read)
         try:
             data = read(len(view))
-        except (OSError, EOFError, lzma.LZMAError) as e:
+        except (OSError, EOFError, lzma.LZMAError, OutOfTime) as e:
             self._error = e
             return 0
         view[: len(data)] = data
@@ -279,8 +279,8 @@ def _read_head(f: BinaryIO) -> bytes:
     while len(head) < _HEAD:
         try:
             chunk = f.read(_HEAD - len(head))
-        except (OSError, EOFError, lzma.LZMAError):
-            if head:
+        except (OSError, EOFError, lzma.LZMAError, OutOfTime):
+            if head:  # the error (or the deadline) comes again on the next read
                 break
             raise
         if not chunk:
@@ -572,8 +572,10 @@ def open_unit(
         yield from _open_file(unit, notes, stop_at)
         return
     fd = sys.stdin.fileno() if stop_at is not None else -1
-    stdin = io.BufferedReader(_Guarded(sys.stdin.buffer, stop_at, fd=fd), 64 << 10)
-    yield from _streams_of(unit.name, stdin, _Input(notes, stop_at, Budget.of(None)))
+    # not buffered: a buffered read that waits for more after some bytes came would
+    # lose them to the deadline; each read returns what is there
+    stdin = _Guarded(sys.stdin.buffer, stop_at, fd=fd)
+    yield from _streams_of(unit.name, stdin, _Input(notes, stop_at, Budget.of(None)))  # type: ignore[arg-type]
 
 
 def iter_streams(paths: Sequence[str], notes: SourceNotes) -> Iterator[Stream]:

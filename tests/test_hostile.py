@@ -142,3 +142,30 @@ def test_a_hostile_watched_folder(hostile: inputs.Hostile, tmp_path: Path) -> No
         assert held <= 2 * (1 << 20) * max(1, len(watcher.job._feeds))  # LINE_CAP per stream
     finally:
         inputs.stop_background()
+
+
+def test_stdin_that_stays_open_is_read_until_the_deadline() -> None:
+    """A pipe whose writer never closes it: the bytes that came are analysed (its last
+    line without a newline too), the answer comes at the deadline."""
+    import json
+    import subprocess
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "analyzer", "-", "--deadline", "2", "--format", "json"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    started = time.monotonic()
+    proc.stdin.write(
+        b"step 1 loss 2.0\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
+    )
+    proc.stdin.flush()  # and never closed until the answer is in
+    try:
+        out = json.loads(proc.stdout.read())
+    finally:
+        proc.stdin.close()
+        proc.wait(30)
+    assert time.monotonic() - started < 8
+    assert out["category"] == "device_oom" and not out["stats"]["complete"]
