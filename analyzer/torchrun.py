@@ -22,6 +22,7 @@ import argparse
 import contextlib
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -34,6 +35,7 @@ from typing import IO
 from .analysis import analyze
 from .history import Attempt, load_history
 from .policy import EXIT_NONE, EXIT_PERMANENT, EXIT_RESTART, Policy, decide, load_policy
+from .redact import redact
 from .timeline import HANG_FACTOR, HANG_MIN_GAP
 from .types import AnalyzerError, Verdict
 from .watch import Watcher
@@ -215,7 +217,9 @@ def run_attempt(
     supervisor did is written to `supervisor.json`."""
     attempt_dir.mkdir(parents=True, exist_ok=True)
     watcher = Watcher([attempt_dir], hang_factor=hang_factor, hang_min_gap=hang_min_gap)
-    record: dict[str, object] = {"command": cmd, "started": time.time()}
+    # the command as a shell line, redacted: training commands take tokens and passwords
+    # as arguments (--hf-token, --password), and this file is shared like a verdict
+    record: dict[str, object] = {"command": redact(shlex.join(cmd)), "started": time.time()}
     with open(attempt_dir / "launcher.log", "wb") as log:
         proc = subprocess.Popen(
             cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, start_new_session=True

@@ -164,3 +164,20 @@ def test_names_are_redacted_in_notes_and_file_fields(tmp_path: Path) -> None:
             "hunter2",
         ):
             assert (secret in blob) == raw, (secret, raw)
+
+
+def test_ha_run_files_hold_no_secret_of_the_command(tmp_path: Path) -> None:
+    """ha-run's supervisor.json records the command, which takes tokens and passwords
+    as arguments: redacted like every other output."""
+    import subprocess
+    import sys
+
+    secrets = ["hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "hunter2-very-secret"]
+    cmd = [sys.executable, "-m", "analyzer.torchrun", "--log-dir", str(tmp_path / "logs")]
+    cmd += ["--", sys.executable, "-c", "print('step 1 loss 2.0')"]
+    cmd += ["--hf-token", secrets[0], f"--password={secrets[1]}"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    written = [p.read_text() for p in (tmp_path / "logs").rglob("*.json")]
+    assert written and any("--hf-token" in w for w in written), done.stderr
+    for text in [*written, done.stderr]:
+        assert not any(s in text for s in secrets)
