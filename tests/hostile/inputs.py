@@ -724,7 +724,7 @@ def _zip_end(f: BinaryIO, count: int, start: int, size: int) -> None:
 
 
 def _stored(name: bytes, data: bytes, **kw: int) -> ZipEntry:
-    return ZipEntry(name, data, **kw)  # type: ignore[arg-type]
+    return ZipEntry(name, data, **kw)
 
 
 def _deflated(name: bytes, data: bytes) -> ZipEntry:
