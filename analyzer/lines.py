@@ -21,6 +21,8 @@ ANSI = re.compile(
 
 _MONTHS = {m: i for i, m in enumerate(calendar.month_abbr) if m}
 TEXT_CAP = 4096  # characters of a line kept as evidence
+# bytes of a line decoded to show it: enough for redact.shown to redact past the cut
+SHOWN_BYTES = 3 * TEXT_CAP
 # the header of a Python traceback (the exception line that closes it follows)
 TRACEBACK = "Traceback (most recent call last):"
 

@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .lines import TEXT_CAP, decode, parse_time
+from .lines import SHOWN_BYTES, TEXT_CAP, decode, parse_time
 from .redact import shown
 from .types import LogTime
 
@@ -122,7 +122,7 @@ class Unread:
     redacted: bool
 
     def read(self) -> ErrorLine:
-        text = shown(decode(self.raw[: 3 * TEXT_CAP]), self.redacted)
+        text = shown(decode(self.raw[:SHOWN_BYTES]), self.redacted)
         return ErrorLine(self.file, self.line, parse_time(text, self.year), text, self.matched)
 
     @classmethod

@@ -23,7 +23,17 @@ from . import stacks
 from .correlate import ROLE_RANK, SEVERITY_RANK
 from .formats import Fields, Formats
 from .job import who_of
-from .lines import TEXT_CAP, TRACEBACK, Message, clean, decode, has_year, parse_time, strip_prefix
+from .lines import (
+    SHOWN_BYTES,
+    TEXT_CAP,
+    TRACEBACK,
+    Message,
+    clean,
+    decode,
+    has_year,
+    parse_time,
+    strip_prefix,
+)
 from .matcher import Matcher
 from .redact import redact_lines, shown
 from .region import LAST_LINES, ErrorLine, ErrorLines, Unread
@@ -34,8 +44,6 @@ BLOCK = 1 << 20
 # A longer line is matched on its first and its last LINE_CAP bytes; the middle is only
 # counted, so memory stays bounded whatever the input.
 LINE_CAP = 1 << 20
-# bytes of a context line decoded: enough to redact its shown part (redact.shown)
-_CONTEXT_BYTES = 3 * TEXT_CAP
 _LAST_TEXT = 1024  # bytes of each last line kept for the region (20 per file, 4,096 files)
 _CONTEXT_BEFORE, _CONTEXT_AFTER, _TRACEBACK_LINES = 3, 3, 40
 _TAIL = 64 * 1024
@@ -187,7 +195,7 @@ class _Block:
         pos = start + self.shift
         while len(out) < n and pos > 0:
             prev = self.buf.rfind(b"\n", 0, pos - 1) + 1
-            out.append(decode(self.buf[prev : pos - 1][:_CONTEXT_BYTES]))
+            out.append(decode(self.buf[prev : pos - 1][:SHOWN_BYTES]))
             pos = prev
         out.reverse()
         return out
@@ -203,7 +211,7 @@ class _Block:
         while len(out) < n and pos < len(self.buf):
             nxt = self.buf.find(b"\n", pos)
             nxt = len(self.buf) if nxt < 0 else nxt
-            out.append((pos - self.shift, decode(self.buf[pos:nxt][:_CONTEXT_BYTES])))
+            out.append((pos - self.shift, decode(self.buf[pos:nxt][:SHOWN_BYTES])))
             pos = nxt + 1
         return out
 

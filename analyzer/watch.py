@@ -118,11 +118,12 @@ class Watcher:
         with f:
             followed = self._files.get(unit.name)
             try:
+                # the content probe only when the file grew: an idle file costs a stat
                 fresh = (
                     followed is None
                     or followed.inode != st.st_ino
                     or st.st_size < followed.offset
-                    or not followed.same(f)
+                    or (st.st_size > followed.offset and not followed.same(f))
                 )
                 if fresh:
                     if followed is not None:  # rotated or rewritten: finish it, start over

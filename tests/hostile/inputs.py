@@ -770,24 +770,24 @@ def _gzip_header(flags: int) -> bytes:
     return b"\x1f\x8b\x08" + bytes([flags]) + b"\x00\x00\x00\x00\x00\x03"
 
 
-def _b_gzip_fname(d: Path) -> Path:
-    """A gzip header with FNAME set and 32 MiB of non-zero bytes that never end it."""
+def _endless_gzip_field(d: Path, flag: int, fill: bytes) -> Path:
+    """A gzip header with a zero-terminated field (`flag`) and 32 MiB that never end it."""
     p = d / "rank_0.log.gz"
     with open(p, "wb") as f:
-        f.write(_gzip_header(0x08))
+        f.write(_gzip_header(flag))
         for _ in range(32):
-            f.write(b"A" * MiB)
+            f.write(fill * MiB)
     return p
+
+
+def _b_gzip_fname(d: Path) -> Path:
+    """A gzip header with FNAME set and 32 MiB of non-zero bytes that never end it."""
+    return _endless_gzip_field(d, 0x08, b"A")
 
 
 def _b_gzip_fcomment(d: Path) -> Path:
     """A gzip header with FCOMMENT set and 32 MiB of comment without its NUL."""
-    p = d / "rank_0.log.gz"
-    with open(p, "wb") as f:
-        f.write(_gzip_header(0x10))
-        for _ in range(32):
-            f.write(b"C" * MiB)
-    return p
+    return _endless_gzip_field(d, 0x10, b"C")
 
 
 def _b_gzip_fextra(d: Path) -> Path:
