@@ -21,14 +21,18 @@ between, on every backend alike.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import threading
 from collections import Counter
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 from . import cache
+
+_SOURCE = Path(__file__).read_bytes()
 
 # (line start offset in block, line end offset, signature indices)
 LineHit = tuple[int, int, tuple[int, ...]]
@@ -145,6 +149,29 @@ def variants(rx: str) -> list[tuple[str, bool]]:
     return forms
 
 
+Forms = dict[str, list[tuple[str, bool]]]
+
+
+def relaxed(regexes: Collection[str]) -> Forms:
+    """`variants` of every regex, cached on disk with this module's source in the key.
+
+    Relaxing the ~900 built-in regexes takes ~80 ms, a quarter of start-up, and its
+    answer only changes when the regexes or this code do; a cached answer loads in ~1 ms.
+    """
+    wanted = sorted(set(regexes))
+    name = f"relaxed-{cache.key(_SOURCE, json.dumps(wanted).encode())}.json"
+    blob = cache.read(name)
+    if blob is not None:
+        try:
+            got = json.loads(blob)
+            return {rx: [(pat, bool(c)) for pat, c in got[rx]] for rx in wanted}
+        except (ValueError, KeyError, TypeError):
+            pass  # a damaged entry: rebuilt
+    forms = {rx: variants(rx) for rx in wanted}
+    cache.write(name, json.dumps(forms).encode())
+    return forms
+
+
 _HEAD, _TAIL = 32, 40  # lines of a sampled group found at the start and end of a block
 _HEAD_PER_KEY, _TAIL_PER_KEY = 4, 3  # and of each key (see _Group)
 _WINDOW = 4 << 10  # the smallest first tail window
@@ -167,13 +194,85 @@ def _wrapped(pat: str, caseless: bool) -> bytes:
     return (f"(?i:{pat})" if caseless else f"(?:{pat})").encode("ascii")
 
 
+# The lines of a block, from a line start on, that a sampled group matches, in order.
+LineFinder = Callable[[bytes, int], Iterator[tuple[int, int]]]
+
+
+def _re2_finder(patterns: Sequence[tuple[str, bool]], options: Any) -> LineFinder:
+    import re2
+
+    search = re2.compile(b"|".join(_wrapped(p, c) for p, c in patterns), options).search
+
+    def lines_from(block: bytes, pos: int) -> Iterator[tuple[int, int]]:
+        while (m := search(block, pos)) is not None:
+            start, end = _line_bounds(block, m.start())
+            yield start, end
+            pos = end + 1
+
+    return lines_from
+
+
+_FIRST_CHUNK = 16 << 10  # Hyperscan's first look at a block for a sampled group
+_AGAIN = 8  # matches more on a line before a sampled group's scan stops (a restart: ~15 us)
+
+
+def _hyperscan_finder(patterns: Sequence[tuple[str, bool]], owner: Sequence[int]) -> LineFinder:
+    """Hyperscan over chunks of whole lines, growing 4x from 16 KiB: a head of 32 step
+    lines costs a scan of those lines, not of the block. A line's tenth match stops the
+    scan, which resumes on the next line: a tqdm line of 40 redraws costs ten callbacks,
+    not 40 (a step line matches two or three times: stopping there would cost more).
+    Hyperscan reports matches in the order of their ends, so no line before the stop is
+    left unreported."""
+    import hyperscan
+
+    db = _hs_database(patterns, owner)
+    local = threading.local()
+
+    def lines_from(block: bytes, pos: int) -> Iterator[tuple[int, int]]:
+        scratch = getattr(local, "scratch", None)
+        if scratch is None:
+            scratch = local.scratch = hyperscan.Scratch(db)
+        view, n, size = memoryview(block), len(block), _FIRST_CHUNK
+        found: list[tuple[int, int]] = []
+        base, line_stop, again = pos, -1, 0
+
+        def on_match(pid: int, start: int, end: int, flags: int, ctx: object) -> bool:
+            nonlocal line_stop, again
+            at = base + end - 1 if end else base  # a match ending at a newline: its line
+            if at <= line_stop:
+                again += 1  # the line is known: past a few more, stop and resume after it
+                return again > _AGAIN
+            bounds = _line_bounds(block, at)
+            found.append(bounds)
+            line_stop, again = bounds[1], 0
+            return False
+
+        while pos < n:
+            nl = block.find(b"\n", pos + size)
+            chunk_end = n if nl < 0 else nl + 1
+            while pos < chunk_end:
+                found.clear()
+                base, line_stop = pos, -1
+                try:
+                    db.scan(view[pos:chunk_end], match_event_handler=on_match, scratch=scratch)
+                    pos = chunk_end
+                except hyperscan.ScanTerminated:  # how the binding says on_match stopped it
+                    pos = line_stop + 1
+                yield from found
+            size *= 4
+
+    return lines_from
+
+
 class _Group:
-    """Sampled patterns searched as one alternation; a Set names the members of a line.
+    """Sampled patterns searched as one; a Set names the members of a line.
 
     With a `key` (the rank prefix of a merged console's lines), the head and tail hold
     the first HEAD_PER_KEY and last TAIL_PER_KEY lines of every key the head saw: in a
     console of 48 interleaved ranks, a rank that stopped mid-block is found where it
-    stopped, not just wherever the last 40 lines happen to be.
+    stopped, not just wherever the last 40 lines happen to be. The lines are found by
+    the engine the automaton runs on (one that misses matches misses them here too, and
+    the probes see it), named by RE2.
     """
 
     def __init__(
@@ -181,29 +280,35 @@ class _Group:
         members: Sequence[tuple[int, str]],
         options: Any,
         key: Callable[[bytes, int], bytes] | None,
+        engine: str,
+        forms: Forms,
     ) -> None:
         import re2
 
         self.key = key
         self.owner: list[int] = []
         self.members = re2.Set.SearchSet(options)
-        forms = []
+        patterns: list[tuple[str, bool]] = []
         for sig, rx in members:
-            for pat, caseless in variants(rx):
+            for pat, caseless in forms[rx]:
                 form = _wrapped(pat, caseless)
                 try:
                     self.members.Add(form)
                 except re2.error as e:
                     raise AutomatonError(sig, f"RE2 cannot compile {form!r}: {e}") from None
                 self.owner.append(sig)
-                forms.append(form)
-        self.forms = tuple(forms)
+                patterns.append((pat, caseless))
+        self.forms = tuple(_wrapped(p, c) for p, c in patterns)
         self._owners = frozenset(self.owner)
         self.members.Compile()
-        self.any = re2.compile(b"|".join(forms), options)
+        self.lines_from = (
+            _hyperscan_finder(patterns, self.owner)
+            if engine == "hyperscan"
+            else _re2_finder(patterns, options)
+        )
 
     def names(self, line: bytes) -> set[int]:
-        """The members matching a line the alternation found (one owner: no need to ask)."""
+        """The members matching a line the group found (one owner: no need to ask)."""
         if len(self._owners) == 1:
             return set(self._owners)
         return {self.owner[i] for i in self.members.Match(line) or ()}
@@ -211,31 +316,31 @@ class _Group:
     def lines(self, block: bytes, out: dict[int, tuple[int, set[int]]]) -> None:
         """Add the group's head and tail lines of `block` to `out`."""
         n = len(block)
-        search, key = self.any.search, self.key
-        pos = found = short = 0  # short: keys seen fewer than _HEAD_PER_KEY times
+        key = self.key
+        found = short = 0  # short: keys seen fewer than _HEAD_PER_KEY times
+        pos = 0
         seen: Counter[bytes] = Counter()
-        while found < _HEAD or short:
-            m = search(block, pos)
-            if m is None:
-                return  # the whole block is covered
-            start, end = _line_bounds(block, m.start())
+        head = self.lines_from(block, 0)
+        for start, end in head:
             self._add(block, start, end, out)
             if key:
                 k = key(block, start)
                 seen[k] += 1
                 short += {1: 1, _HEAD_PER_KEY: -1}.get(seen[k], 0)
             found, pos = found + 1, end + 1
+            if found >= _HEAD and not short:
+                break
+        else:
+            return  # the whole block is covered
         # a first tail window the size the head's density suggests, grown 4x as needed
         head_end = pos
         window = max(_WINDOW, head_end * _TAIL // _HEAD * 5 // 4)
         while True:
             lo = max(head_end, block.rfind(b"\n", 0, max(head_end, n - window)) + 1)
-            tail: list[tuple[int, int, bytes]] = []
-            at = lo
-            while (m := search(block, at)) is not None:
-                start, end = _line_bounds(block, m.start())
-                tail.append((start, end, key(block, start) if key else b""))
-                at = end + 1
+            tail = [
+                (start, end, key(block, start) if key else b"")
+                for start, end in self.lines_from(block, lo)
+            ]
             per_key = Counter(k for _, _, k in tail)
             enough = all(per_key[k] >= _TAIL_PER_KEY for k in seen | per_key)
             if (len(tail) >= _TAIL and enough) or lo <= head_end:
@@ -255,18 +360,21 @@ class _Group:
 
 
 class Sampler:
-    """The sampled groups of an automaton (see the module docstring); RE2 on every
-    backend, so that sampling is the same whichever engine finds the other lines."""
+    """The sampled groups of an automaton (see the module docstring)."""
 
     def __init__(
         self,
         groups: Sequence[Sequence[tuple[int, str]]],
         keys: Sequence[Callable[[bytes, int], bytes] | None],
+        engine: str,
+        forms: Forms,
     ) -> None:
         import re2
 
         options = _re2_options()
-        self._groups = [_Group(g, options, k) for g, k in zip(groups, keys, strict=True) if g]
+        self._groups = [
+            _Group(g, options, k, engine, forms) for g, k in zip(groups, keys, strict=True) if g
+        ]
         # every group's members in one Set: a line the other patterns found is named in
         # one pass, not one per group
         self._owner = [o for g in self._groups for o in g.owner]
@@ -310,57 +418,53 @@ def _finish(
     return [(start, end, tuple(sorted(sigs))) for start, (end, sigs) in sorted(lines.items())]
 
 
+def _hs_database(patterns: Sequence[tuple[str, bool]], owner: Sequence[int]) -> Any:
+    """A compiled Hyperscan database: compiling a few hundred patterns takes ~0.3 s; a
+    cached one loads in ~1 ms.
+
+    The cache key covers every expression and flag; Hyperscan itself refuses a
+    database from another version or CPU, and then we compile again. `owner[i]` is the
+    signature of pattern i, named when Hyperscan refuses it.
+    """
+    import hyperscan as hs
+
+    exprs = [p.encode("ascii") for p, _ in patterns]
+    flags = [hs.HS_FLAG_CASELESS if c else 0 for _, c in patterns]
+    name = f"hyperscan-{cache.key(repr((exprs, flags)).encode())}.db"
+    blob = cache.read(name)
+    if blob is not None:
+        try:
+            return hs.loadb(blob, hs.HS_MODE_BLOCK)
+        except hs.error:
+            pass
+    db = hs.Database(mode=hs.HS_MODE_BLOCK)
+    try:
+        db.compile(expressions=exprs, ids=list(range(len(exprs))), elements=len(exprs), flags=flags)
+    except hs.error:
+        for i, (expr, flag) in enumerate(zip(exprs, flags, strict=True)):
+            try:
+                hs.Database().compile(expressions=[expr], ids=[0], elements=1, flags=[flag])
+            except hs.error as e:
+                raise AutomatonError(owner[i], f"Hyperscan cannot compile {expr!r}: {e}") from None
+        raise ValueError("Hyperscan could not compile the signature set") from None
+    cache.write(name, hs.dumpb(db))
+    return db
+
+
 class HyperscanAutomaton:
     name = "hyperscan"
 
-    def __init__(self, regexes: Sequence[tuple[int, str]], sampler: Sampler) -> None:
+    def __init__(self, regexes: Sequence[tuple[int, str]], sampler: Sampler, forms: Forms) -> None:
         import hyperscan
 
         self._hs = hyperscan
         self._sampler = sampler
-        self._owner: list[int] = []
-        exprs, flags = [], []
-        for sig, rx in regexes:
-            for pat, caseless in variants(rx):
-                self._owner.append(sig)
-                exprs.append(pat.encode("ascii"))
-                flags.append(hyperscan.HS_FLAG_CASELESS if caseless else 0)
-        self._empty = not exprs
+        self._owner = [sig for sig, rx in regexes for _ in forms[rx]]
+        patterns = [form for _, rx in regexes for form in forms[rx]]
+        self._empty = not patterns
         if not self._empty:
-            self._db = self._load_or_compile(exprs, flags)
+            self._db = _hs_database(patterns, self._owner)
         self._local = threading.local()
-
-    def _load_or_compile(self, exprs: list[bytes], flags: list[int]) -> Any:
-        """Compiling a few hundred patterns takes ~0.3 s; a cached database loads in ~1 ms.
-
-        The cache key covers every expression and flag; Hyperscan itself refuses a
-        database from another version or CPU, and then we compile again.
-        """
-        hs = self._hs
-        name = f"hyperscan-{cache.key(repr((exprs, flags)).encode())}.db"
-        blob = cache.read(name)
-        if blob is not None:
-            try:
-                return hs.loadb(blob, hs.HS_MODE_BLOCK)
-            except hs.error:
-                pass
-        db = hs.Database(mode=hs.HS_MODE_BLOCK)
-        try:
-            db.compile(
-                expressions=exprs, ids=list(range(len(exprs))), elements=len(exprs), flags=flags
-            )
-        except hs.error:
-            raise self._culprit(exprs, flags) from None
-        cache.write(name, hs.dumpb(db))
-        return db
-
-    def _culprit(self, exprs: list[bytes], flags: list[int]) -> ValueError:
-        for i, (expr, flag) in enumerate(zip(exprs, flags, strict=True)):
-            try:
-                self._hs.Database().compile(expressions=[expr], ids=[0], elements=1, flags=[flag])
-            except self._hs.error as e:
-                return AutomatonError(self._owner[i], f"Hyperscan cannot compile {expr!r}: {e}")
-        return ValueError("Hyperscan could not compile the signature set")
 
     def scan(self, block: bytes) -> list[LineHit]:
         if not block:
@@ -398,7 +502,7 @@ class RE2Automaton:
 
     name = "re2"
 
-    def __init__(self, regexes: Sequence[tuple[int, str]], sampler: Sampler) -> None:
+    def __init__(self, regexes: Sequence[tuple[int, str]], sampler: Sampler, forms: Forms) -> None:
         import re2
 
         options = _re2_options()
@@ -407,7 +511,7 @@ class RE2Automaton:
         self._each = []
         self._set = re2.Set.SearchSet(options)
         for sig, rx in regexes:
-            for pat, caseless in variants(rx):
+            for pat, caseless in forms[rx]:
                 wrapped = _wrapped(pat, caseless)
                 try:
                     self._each.append(re2.compile(wrapped, options))
@@ -505,16 +609,19 @@ def build(
     engine is used only if it finds every one, else the next (see available_engines).
     """
     forced = engine or os.environ.get("HA_ANALYZE_ENGINE")
+    forms = relaxed([rx for _, rx in regexes])
     group_of = {owner: k for k, group in enumerate(sampled) for owner in group}
     groups: list[list[tuple[int, str]]] = [[] for _ in sampled]
     for owner, rx in regexes:
         if owner in group_of:
             groups[group_of[owner]].append((owner, rx))
-    sampler = Sampler(groups, keys or [None] * len(groups))
+    keys = keys or [None] * len(groups)
     rest = [(owner, rx) for owner, rx in regexes if owner not in group_of]
     backends: dict[str, Callable[[], Automaton]] = {
-        "hyperscan": lambda: HyperscanAutomaton(rest, sampler),
-        "re2": lambda: RE2Automaton(rest, sampler),
+        "hyperscan": lambda: HyperscanAutomaton(
+            rest, Sampler(groups, keys, "hyperscan", forms), forms
+        ),
+        "re2": lambda: RE2Automaton(rest, Sampler(groups, keys, "re2", forms), forms),
     }
     if forced is not None:
         if forced not in backends:
@@ -525,9 +632,29 @@ def build(
     engines = available_engines()
     for name in engines[:-1]:
         candidate = backends[name]()
-        if not missed(candidate, probes):
+        if _finds_all(candidate, forms, probes):
             return candidate
     return backends[engines[-1]]()
+
+
+def _finds_all(auto: Automaton, forms: Forms, probes: Sequence[tuple[int, bytes]]) -> bool:
+    """Whether the automaton finds every probe; a pass is cached (~30 ms a start-up) under
+    the engine, its version, the scanned forms and the probes."""
+    import importlib.metadata
+
+    try:
+        version = importlib.metadata.version(auto.name)
+    except importlib.metadata.PackageNotFoundError:
+        version = "?"
+    scanned = json.dumps(forms, sort_keys=True).encode()
+    parts = (auto.name.encode(), version.encode(), _SOURCE, scanned, repr(sorted(probes)).encode())
+    name = f"probes-{cache.key(*parts)}.ok"
+    if cache.read(name) == b"ok":
+        return True
+    if missed(auto, probes):
+        return False
+    cache.write(name, b"ok")
+    return True
 
 
 def missed(auto: Automaton, probes: Sequence[tuple[int, bytes]]) -> list[tuple[int, bytes]]:

@@ -66,6 +66,26 @@ def test_sampled_group_gives_the_head_and_tail_of_a_block_and_every_other_line(
     assert got["some Error here"] == (2,)  # a sparse group: every line of it
 
 
+def test_sampled_lines_of_many_matches_each_are_found_once_across_chunks(engine: str) -> None:
+    """tqdm redraws a bar dozens of times on one line: the Hyperscan finder stops a scan
+    after a line's first few matches and resumes on the next line, and reads the block
+    in growing chunks; the lines found must be the group's head and tail all the same,
+    each once, whatever the number of matches per line and wherever a chunk ends."""
+    bar = r"\d+/\d+ \[\d\d:\d\d<"
+    auto = build([(0, bar), (1, r"(?i)error")], engine, [[0]])
+    lines = []
+    for i in range(600):  # 1 to 40 redraws a line: some stop the scan, some do not
+        redraws = "".join(f"\r{k}/600 [00:{k % 60:02d}<00:01, 2it/s]" for k in range(i % 40 + 1))
+        lines.append(f"line {i}" + redraws)
+    lines[300] = "an ERROR in the middle"
+    block = ("\n".join(lines) + "\n").encode()
+    assert len(block) > 256 << 10  # past the first three chunks (16, 64, 256 KiB)
+    got = [(block[s:e].decode().split("\r")[0], sigs) for s, e, sigs in auto.scan(block)]
+    steps = [int(text.split()[1]) for text, sigs in got if sigs == (0,)]
+    assert steps == [*range(32), *range(560, 600)]
+    assert ("an ERROR in the middle", (1,)) in got
+
+
 def test_a_small_block_is_sampled_whole(engine: str) -> None:
     auto = build([(0, r"step \d+")], engine, [[0]])
     block = "".join(f"step {i}\nother\n" for i in range(70)).encode()
@@ -106,6 +126,22 @@ def test_hyperscan_database_cache_survives_corruption(tmp_path, monkeypatch) -> 
     auto = build([(0, "alpha")], "hyperscan")
     assert auto.scan(b"x alpha\n") == [(0, 7, (0,))]
     assert cached[0].read_bytes() != b"not a database"
+
+
+def test_relaxed_forms_are_cached_and_a_damaged_entry_is_rebuilt(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from analyzer.automaton import relaxed, variants
+
+    monkeypatch.setenv("HA_ANALYZE_CACHE", str(tmp_path))
+    regexes = ["a.b", "磁盘空间不足", r"(?i)^x(?P<n>\d+)$"]
+    want = {rx: variants(rx) for rx in regexes}
+    assert relaxed(regexes) == want
+    (entry,) = tmp_path.glob("relaxed-*.json")
+    entry.write_text('{"a.b": [["wrong", false]]}')  # damaged: another key's answer lacks
+    assert relaxed(regexes) == want
+    entry.write_text("not json")
+    assert relaxed(regexes) == want
+    assert relaxed(regexes[:1]) == {"a.b": want["a.b"]}  # another set: its own entry
+    assert len(list(tmp_path.glob("relaxed-*.json"))) == 2
 
 
 def test_a_pattern_set_the_default_engine_misses_falls_back_to_re2() -> None:
