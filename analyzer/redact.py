@@ -80,12 +80,17 @@ _SECRET_WORD = (
     r"credentials?|auth|sig|signature|sessionid|session|csrftoken|cookie|ak|sk|"
     r"pgpassword|密码|口令|密钥|秘钥|令牌)"
 )
+_SUFFIX = r"(?:[_-]?(?:id|key|value|secret|access[_-]?key|string))?"
 _KEY = (
     rf"(?:(?:[\w.-]{{0,40}}?[_.-])?{_SECRET_WORD}|\w{{0,12}}?(?:密码|口令|密钥|秘钥|令牌))"
-    r"(?:[_-]?(?:id|key|value|secret|access[_-]?key|string))?(?![\w-])"
+    rf"{_SUFFIX}(?![\w-])"
 )
 _VALUE = r"""([^\s"',;}）)，。、\]]{3,})"""
 _SEP = r"""[\"']?\s*(?:[=:：]|\s*=>)\s*(?:b?[\"'])?"""
+# Where _SEP starts, for the triggers: a secret word is everywhere (`sk` in `skipped`,
+# `pass` in `passed`); a secret word followed by a separator is rare.
+# Python's \s is Unicode's (U+3000, U+00A0, U+2028...); RE2's is ASCII only.
+_SEP_START = r"""[\"']?[\s\x0b\x1c-\x1f\x85\p{Z}]*(?:[=:：]|=>)"""
 
 # Specific token formats first, then key=value forms.
 _RULES: tuple[_Rule, ...] = (
@@ -203,7 +208,7 @@ _RULES: tuple[_Rule, ...] = (
     ),
     # key=value, key: value, "key": "value", --key value for secret-looking keys
     _Rule(
-        rf"(?i){_SECRET_WORD}",
+        rf"(?i){_SECRET_WORD}{_SUFFIX}{_SEP_START}",
         re.compile(rf"(?i)((?:^|(?<=[^\w-])){_KEY}{_SEP}){_VALUE}"),
         _value,
     ),
@@ -215,7 +220,7 @@ _RULES: tuple[_Rule, ...] = (
         _value,
     ),
     _Rule(
-        r"(?i)key",
+        rf"(?i)key{_SEP_START}",
         re.compile(rf"(?i)((?:^|(?<=[^\w-]))[\w.-]{{0,40}}key{_SEP}){_VALUE}"),
         _token_value,
     ),

@@ -65,10 +65,12 @@ _MAX_FACTS_SEEN = 100_000
 # clock of `2026-11-29-10:00:01.123.456`) and a leading dmesg uptime dropped. Every
 # other number is kept: a signature may read it (`Xid 79` is not `Xid 13`; a loss
 # scale is tiny only below 1e-3), a rank or a host named in the line must stay that of
-# every copy. Masking less than could be masked only costs copies read; masking what a
-# signature or the job model reads would give a wrong verdict.
-_VOLATILE = re.compile(rb"\d\d:\d\d:\d\d(?:[.,]\d+)*")
-_UPTIME = re.compile(rb"\[ *\d+\.\d+\]")
+# every copy, and so must a colon-separated run longer than a clock (a NIC's address).
+# Masking less than could be masked only costs copies read; masking what a signature
+# or the job model reads would give a wrong verdict. The patterns lead with a literal
+# (`:`, a newline), which Python's re finds ~5x faster than a digit class.
+_CLOCK = re.compile(rb":\d\d:\d\d(?:[.,]\d+)*")
+_UPTIME = re.compile(rb"\n\[ *\d+\.\d+\]")
 
 _READ_COPIES = 2  # copies of a template read closely before the next are only counted
 _MAX_TEMPLATES = 20_000
@@ -85,9 +87,26 @@ def _why(e: Exception) -> str:
     return f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
 
 
-def _template(line: bytes) -> bytes:
-    up = _UPTIME.match(line) if line[:1] == b"[" else None
-    return _VOLATILE.sub(b"#", line[up.end() :] if up else line)
+def _templates(lines: list[bytes]) -> list[bytes]:
+    """The templates of many lines: one pass of each regex over the lines joined, not
+    calls a line (a block of a dense log has thousands of hit lines)."""
+    if not lines:
+        return []
+    text = _UPTIME.sub(b"\n", b"\n" + b"\n".join(lines))
+    out: list[bytes] = []
+    done = 0
+    for m in _CLOCK.finditer(text):
+        at, end = m.start() - 2, m.end()
+        if (
+            at >= done
+            and text[at : at + 2].isdigit()
+            and text[at - 1 : at] != b":"
+            and text[end : end + 1] != b":"
+        ):
+            out += (text[done:at], b"#")
+            done = end
+    out.append(text[done:])
+    return b"".join(out).split(b"\n")[1:]
 
 
 @dataclass
@@ -612,14 +631,16 @@ class StreamScanner:
         part a worker reads: see _DETAILED), the automaton's candidates and its masked
         bytes (launcher prefixes included). Work per distinct line, not per copy: a
         warning printed every step by every rank is read a few times and counted."""
-        keys: list[int | None] = []
         fact_base = self.matcher.fact_base
-        for index, (start, end, candidates) in enumerate(hits):
-            if index in skip or end - start > _TEMPLATE_BYTES or candidates[-1] >= fact_base:
-                keys.append(None)
-                continue
-            masked = _template(block[start:end])
-            keys.append(hash((file_index, part, candidates, masked)))
+        keyed = [
+            index
+            for index, (start, end, candidates) in enumerate(hits)
+            if index not in skip and end - start <= _TEMPLATE_BYTES and candidates[-1] < fact_base
+        ]
+        masked = _templates([block[hits[i][0] : hits[i][1]] for i in keyed])
+        keys: list[int | None] = [None] * len(hits)
+        for index, template in zip(keyed, masked, strict=True):
+            keys[index] = hash((file_index, part, hits[index][2], template))
         return keys
 
     def _count(
@@ -680,7 +701,7 @@ class StreamScanner:
                 continue
             said = self.formats.claims_of(msg.text)
             if same and said:  # a copy stands for this one if the ranks it names are kept
-                masked = _template(line_bytes)
+                (masked,) = _templates([line_bytes])
                 same = all(v.encode("utf-8", "surrogatepass") in masked for v in said.values())
             who = self._who(msg.prefix, said, at.stream.who)
             if facts:

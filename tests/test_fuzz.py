@@ -93,6 +93,9 @@ secret_text = st.text(
         "  " + "AbCd0123" * 9,
         "\v" + "AbCd0123" * 9 + "==",
         "password:\u2003hunter22",
+        "password\u3000= hunter22",  # Python's \s is Unicode's; RE2's is ASCII
+        "api_key\u00a0\u2028: abcdef12",
+        "OBS_SK' => 'abcdefgh",
         "https://user:p4ss@host/x",
         "Authorization: BEARER abcdefghijkl",
         "OBS_SK=abcdefgh",

@@ -12,7 +12,7 @@ from analyzer import analyze
 from analyzer.analysis import Analyzer, Settings
 from analyzer.automaton import build
 from analyzer.region import ERROR_LINE
-from analyzer.scan import BLOCK, LINE_CAP
+from analyzer.scan import BLOCK, LINE_CAP, _templates
 from analyzer.signatures import iter_regexes
 from analyzer.types import Verdict
 
@@ -274,3 +274,30 @@ def test_a_log_that_grows_while_read_is_read_as_large_as_it_was_when_opened(
         fs = job.scanner.scan(stream, 0)
         assert fs.bytes == size
     assert job.verdict().category == "none"
+
+
+def test_a_line_template_masks_the_time_of_day_and_nothing_a_verdict_reads() -> None:
+    """Copies of a line share a template (analyzer.scan): the time of day and a dmesg
+    uptime go, every other number stays, and so does a colon run longer than a clock
+    (two NICs must not stand for each other). Many lines at once as one by one."""
+    lines = [
+        b"[  12.345678] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234",
+        b"2026-11-29 10:00:01,123 WARN step 7",
+        b"2026-11-29-23:59:59.123.456 rank 3",
+        b"elapsed 1:23:45 at 12:00:00",
+        b"mlx5_core 00:11:22:33:44:55 link down",
+        b"",
+        b"[ 1.0]",
+    ]
+    want = [
+        b" NVRM: Xid (PCI:0000:3b:00): 79, pid=1234",
+        b"2026-11-29 # WARN step 7",
+        b"2026-11-29-# rank 3",
+        b"elapsed 1:23:45 at #",
+        b"mlx5_core 00:11:22:33:44:55 link down",
+        b"",
+        b"",
+    ]
+    assert _templates(lines) == want
+    assert [_templates([line])[0] for line in lines] == want
+    assert _templates([]) == []
