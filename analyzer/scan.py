@@ -57,7 +57,7 @@ _HEAD_BYTES = 4 * 160  # of a line, enough for its timestamp (lines._TS_WINDOW c
 _DETAILED = 200
 SEGMENT = 64 << 20
 # Progress-only lines read per block: the first few and the last few (see
-# StreamScanner._progress_to_skip).
+# StreamScanner._progress_to_skip); and segments of a progress-only line of redraws.
 _PROGRESS_HEAD, _PROGRESS_TAIL = 4, 3
 _HEX = re.compile(rb"0x[0-9a-fA-F]+")
 _MAX_FACTS_SEEN = 100_000
@@ -687,9 +687,13 @@ class StreamScanner:
             return None
         errors_at = self.matcher.error_index
         error_line = errors_at in candidates
+        segments = clean(raw)
+        if len(segments) > _PROGRESS_HEAD + _PROGRESS_TAIL and all(
+            self._step[c] for c in candidates
+        ):  # tqdm's redraws of one bar: sampled as a block's progress-only lines are
+            segments = segments[:_PROGRESS_HEAD] + segments[-_PROGRESS_TAIL:]
         facts = [c - self.matcher.fact_base for c in candidates if c > errors_at]
         candidates = tuple(c for c in candidates if c < errors_at)
-        segments = clean(raw)
         same = len(segments) == 1 and not facts
         sigs: list[int] = []
         hits: list[Hit] = []

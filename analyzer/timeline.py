@@ -96,8 +96,13 @@ class Stream:
                 self.last_phase = self.phase_start = None  # the save it began is done
             return
         prev = self.last
-        if prev is not None and prev.file_index == hit.file_index and prev.line == hit.line:
-            return  # one line, two step signatures (a generic one and a trainer's own)
+        if (
+            prev is not None
+            and (prev.file_index, prev.line) == (hit.file_index, hit.line)
+            and prev.captures.get("step") == hit.captures.get("step")
+        ):
+            return  # one line, two step signatures (a generic one and a trainer's own);
+            # a later step on the same line is tqdm's next redraw of its bar
         self.count += 1
         if prev is not None and prev.time and hit.time and prev.time.absolute == hit.time.absolute:
             delta = hit.time.epoch - prev.time.epoch

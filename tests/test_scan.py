@@ -301,3 +301,25 @@ def test_a_line_template_masks_the_time_of_day_and_nothing_a_verdict_reads() -> 
     assert _templates(lines) == want
     assert [_templates([line])[0] for line in lines] == want
     assert _templates([]) == []
+
+
+def test_a_line_of_bar_redraws_is_read_at_its_first_and_last_redraws(tmp_path: Path) -> None:
+    """tqdm redraws a bar dozens of times on one line: its middle redraws are progress
+    only and go unread (as a block's middle step lines do), its last says where the
+    rank stood, and a message after the redraws is read whatever they are."""
+    bar = "{n}/4000 [00:{s:02d}<01:40, 40.00it/s]"
+    lines = [
+        "".join("\r" + bar.format(n=k, s=k % 60) for k in range(w * 40 + 1, w * 40 + 41))
+        for w in range(50)
+    ]
+    lines[-1] += "\r" + OOM
+    log = tmp_path / "train.log"
+    log.write_text("\n".join(lines) + "\n")
+    v = analyze(log)
+    (progress,) = v.progress
+    assert progress.last_step == 2000 and progress.last_line == 50
+    # the block's first 4 and last 3 bar lines, each at its first 4 and last 3 redraws;
+    # every redraw of the line that ends in the OOM
+    assert progress.steps == (4 + 3) * (4 + 3) + 40
+    assert v.category == "device_oom" and v.root_cause is not None
+    assert v.root_cause.text == OOM
