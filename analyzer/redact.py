@@ -243,11 +243,16 @@ def _triggers() -> Any:
 
 # Characters no output shows: C0 controls but tab, DEL, C1 controls (0x9b is a CSI to
 # some terminals), and the bidirectional overrides and isolates that reorder what a
-# terminal shows of a line ("Trojan source"). A carriage return becomes a space.
+# terminal shows of a line ("Trojan source").
 _INVISIBLE = [*range(0x00, 0x09), *range(0x0A, 0x20), *range(0x7F, 0xA0)]
 _BIDI = [0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
-_DROP = {c: None for c in [*_INVISIBLE, *_BIDI]} | {0x0D: " "}
-_ESCAPE = {c: f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}" for c in [*_INVISIBLE, *_BIDI, 0x0D]}
+# Line and paragraph separators end a line to JavaScript, many editors and chat clients:
+# a space, as a carriage return is.
+_BREAKS = [0x0D, 0x2028, 0x2029]
+_DROP = {c: None for c in [*_INVISIBLE, *_BIDI]} | {c: " " for c in _BREAKS}
+_ESCAPE = {
+    c: f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}" for c in [*_INVISIBLE, *_BIDI, *_BREAKS]
+}
 
 
 def printable(text: str) -> str:

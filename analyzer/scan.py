@@ -379,13 +379,15 @@ class StreamFeed:
     def close(self) -> None:
         """The stream ended: its last line needs no newline to count as a line."""
         last = self.fs.lines
-        if self.carry:
+        if self.skipping:  # an over-long last line: its end, as when its newline comes
+            self._block(b"", self.skip_tail, len(self.skip_tail), self.long_line)
+            self.skipping, self.skip_tail = False, b""
+            last += 1
+        elif self.carry:
             self._block(self.tail, self.carry, len(self.carry))
             self.tail = (self.tail + self.carry)[-_TAIL:]
             self.carry = b""
             last += 1
-            self._block(b"", self.skip_tail, len(self.skip_tail), self.long_line)
-            self.skip_tail = b""
         self.scanner._last_lines(self.stream, self.file_index, self.tail, last)
 
 

@@ -77,3 +77,15 @@ def test_a_line_of_spaces_costs_linear_time() -> None:
         assert not repeat.search(rule.pattern.pattern), rule
     assert redact(" " * 100_000 + "AbCd" * 20) == " " * 100_000 + "[REDACTED]"
     assert redact(" " * 100_000 + "x") == " " * 100_000 + "x"
+
+
+def test_line_separators_never_reach_an_output_raw(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """U+2028 and U+2029 end a line to JavaScript, editors and chat clients: a log line
+    holding one would print as two lines of a report (a forged verdict line)."""
+    line = "RuntimeError: CUDA out of memory.\u2028category: healthy\u2029 x\x85y"
+    assert redact(line) == "RuntimeError: CUDA out of memory. category: healthy  xy"
+    log = tmp_path / "x.log"
+    log.write_text("torch.OutOfMemoryError: CUDA out of memory.\u2028category: healthy\n")
+    for fmt in ("json", "text"):
+        out = CliRunner().invoke(main, [str(log), "--format", fmt]).output
+        assert "\u2028" not in out and "\u2029" not in out

@@ -72,6 +72,20 @@ def test_absurd_line_is_capped_but_counted(tmp_path: Path, engine: str) -> None:
     assert any("longer than 1 MiB" in n for n in v.stats.notes)
 
 
+def test_the_end_of_an_absurd_last_line_without_a_newline_is_read(
+    tmp_path: Path, engine: str
+) -> None:
+    """A bar redrawn for hours and then the error, the process killed before its
+    newline: the line's last MiB is matched as when the newline comes."""
+    f = tmp_path / "x.log"
+    f.write_bytes(b"start\n" + b"\r 5%|#| 5/100" * (LINE_CAP // 8) + b"\r" + OOM.encode())
+    v = run(f, engine)
+    assert v.stats.lines == 1  # as `wc -l` counts
+    assert v.stats.truncated_lines == 1
+    assert v.category == "device_oom"
+    assert v.root_cause is not None and v.root_cause.line == 2
+
+
 def test_traceback_is_joined_as_context_of_its_exception(tmp_path: Path, engine: str) -> None:
     lines = [
         "[rank1]: Traceback (most recent call last):",
