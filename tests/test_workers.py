@@ -61,13 +61,41 @@ def _job(tmp_path: Path) -> Path:
     return job
 
 
-def test_workers_give_the_same_verdict(tmp_path: Path) -> None:
+@pytest.mark.parametrize("batch", [1, 2, 64])
+def test_workers_give_the_same_verdict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: int
+) -> None:
+    """Whatever the batches of small files (one task each, pairs, the whole job)."""
+    monkeypatch.setattr(workers, "_BATCH_FILES", batch)
     job = _job(tmp_path)
     one = _reading([str(job)], 1)
     assert one["category"] == "device_fault"
     assert one["root_cause"]["time"].startswith("2024-03-01")  # the job's year, not today's
     assert _reading([str(job)], 2) == one
     assert _reading([str(job)], 3) == one
+
+
+def test_small_files_are_read_in_batches_in_input_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker's fresh Analyzer and shipment cost ~2 ms a task: 256 one-MiB rank files
+    are 32 tasks, not 256. Batches keep input order, a large file stays its own task."""
+    monkeypatch.setattr(workers, "_BATCH_BYTES", 1000)
+    monkeypatch.setattr(workers, "_BATCH_FILES", 3)
+    sizes = [100, 100, 100, 100, 900, 200, 5000, 10]
+    units = []
+    for i, n in enumerate(sizes):
+        f = tmp_path / f"r{i}.log"
+        f.write_bytes(b"x" * (n - 1) + b"\n")
+        units.append(Unit(f.name, str(f)))
+    got = [[u.name for u in t.units] for t in workers.plan(units)]
+    assert got == [
+        ["r0.log", "r1.log", "r2.log"],  # three files at most
+        ["r3.log", "r4.log"],  # 1000 bytes at most
+        ["r5.log"],
+        ["r6.log"],  # too large to batch
+        ["r7.log"],
+    ]
 
 
 def test_a_file_with_too_many_hits_is_read_by_the_parent(
