@@ -15,6 +15,7 @@ import gzip
 import io
 import lzma
 import os
+import re
 import select
 import stat
 import sys
@@ -49,7 +50,10 @@ _BINARY_MAGIC = (
     b"MZ",
 )
 _ZIP_EXT = (".zip",)
-_TEXT_BYTES = bytes([9, 10, 11, 12, 13, 27, *range(32, 127), *range(128, 256)])
+_TEXT_BYTES = bytes([8, 9, 10, 11, 12, 13, 27, *range(32, 127), *range(128, 256)])
+# NULs a log holds come in runs: a page zero-filled by a crash, the hole copytruncate
+# leaves before a writer's offset. Binary data and UTF-16 have them scattered.
+_NUL_RUN = re.compile(rb"\x00{16,}")
 _TAR_EXT = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz", ".tar.zst")
 
 
@@ -292,10 +296,12 @@ def _read_head(f: BinaryIO) -> bytes:
 def _looks_binary(head: bytes) -> bool:
     if head.startswith(_BINARY_MAGIC):
         return True
+    head = _NUL_RUN.sub(b"", head)
     if not head:
         return False
-    # Text is printable ASCII, UTF-8/GBK bytes >= 0x80, and \t \n \r \f \v ESC; a log
-    # may hold a few stray control bytes (backspaces of progress bars), a binary many.
+    # Text is printable ASCII, UTF-8/GBK bytes >= 0x80, and \b \t \n \r \f \v ESC
+    # (backspaces redraw progress bars); a log may hold a few stray control bytes, a
+    # binary many.
     control = len(head.translate(None, _TEXT_BYTES))
     return head.count(0) > len(head) // 100 or control > len(head) // 20
 

@@ -96,6 +96,20 @@ def test_binary_files_are_skipped_with_a_note(tmp_path: Path) -> None:
     assert sorted(notes.skipped) == ["core", "model.bin"]
 
 
+def test_a_log_with_nul_pages_or_backspaces_is_text(tmp_path: Path) -> None:
+    """A crash zero-fills a page of a log; copytruncate leaves a hole of NULs before a
+    writer's offset; a progress bar redraws with backspaces. Each is a log to read,
+    while scattered NULs (UTF-16, binary data) still mark a file as not one."""
+    (tmp_path / "crashed.log").write_bytes(LOG[:100] + b"\x00" * 4096 + LOG)
+    (tmp_path / "truncated.log").write_bytes(b"\x00" * 20000 + LOG)
+    (tmp_path / "bar.log").write_bytes(b"50%" + b"\x08" * 200 + b"60%\n" + LOG)
+    (tmp_path / "utf16.log").write_bytes(LOG.decode().encode("utf-16-le"))
+    out, notes = _read_all([str(tmp_path)])
+    assert sorted(out) == ["bar.log", "crashed.log", "truncated.log"]
+    assert notes.skipped == ["utf16.log"]
+    assert out["truncated.log"].endswith(LOG)
+
+
 def test_missing_and_unreadable_inputs_become_notes(tmp_path: Path) -> None:
     secret = tmp_path / "secret.log"
     secret.write_bytes(LOG)
