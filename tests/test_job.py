@@ -28,6 +28,19 @@ def test_the_formats_file_passes_its_examples() -> None:
     assert checked > 50 and failures == []
 
 
+def test_the_builtin_facts_are_in_the_engines_shared_subset() -> None:
+    """A user's facts are checked at load; the built-in ones here (not at start-up)."""
+    from analyzer.signatures import check_regex
+
+    def fail(_field: str, msg: str) -> AssertionError:
+        return AssertionError(msg)
+
+    facts = builtin().facts
+    assert len(facts) > 10
+    for fact in facts:
+        check_regex(fact.regex, fail)
+
+
 def test_a_tee_prefix_is_a_local_rank_mapped_by_the_failuretorchelastic_table(
     tmp_path: Path,
 ) -> None:
