@@ -178,6 +178,21 @@ class ErrorLines:
         else:
             f.tail.append(line)
 
+    def add_run(
+        self, file_index: int, count: int, line: Callable[[int], ErrorLine | Unread]
+    ) -> None:
+        """`count` lines in a row, the i-th made by `line(i)` only where it is kept (the
+        head's free places, then the last _PER_FILE_TAIL): what adding each gives."""
+        f = self._file(file_index) if count else None
+        if f is None:
+            return
+        f.count += count
+        i = 0
+        while i < count and len(f.head) < _PER_FILE_HEAD:
+            f.head.append(line(i))
+            i += 1
+        f.tail.extend(line(j) for j in range(max(i, count - _PER_FILE_TAIL), count))
+
     def merge(self, other: ErrorLines, base: int, fix: Callable[[ErrorLine], ErrorLine]) -> None:
         """Add another reader's files or file parts (analyzer.workers), numbered from
         `base`, each line passed through `fix`, as if they had been read here.

@@ -391,6 +391,11 @@ class StreamFeed:
         self.scanner._last_lines(self.stream, self.file_index, self.tail, last)
 
 
+# error lines of counted copies waiting for StreamScanner._flush: line, start, end in
+# the block, whether a signature matched
+_Copied = list[tuple[int, int, int, bool]]
+
+
 @dataclass
 class _Template:
     """What reading a copy of a line template gave, so that the next copies need not be
@@ -597,6 +602,7 @@ class StreamScanner:
         keys = self._template_keys(file_index, part, block, hits, skip)
         last: dict[int | None, int] = {k: i for i, k in enumerate(keys) if k is not None}
         pos, line = 0, lineno
+        copied: _Copied = []
         for index, (start, end, candidates) in enumerate(hits):
             line += block.count(b"\n", pos, start)
             pos = start
@@ -611,15 +617,17 @@ class StreamScanner:
                 and known.read >= _READ_COPIES
                 and (known.replay or last[key] != index)
             ):  # a copy after the first few: counted, and replayed if the block's last
-                self._count(known, stream, file_index, part, line, block[start:end])
+                self._count(known, file_index, part, copied, (line, start, end))
                 if last[key] == index:
                     self._replay(known, ctx, start, line, offset)
                 continue
+            self._flush(stream, file_index, block, copied)
             repeats = known.pending + 1 if known is not None else 1
             at = _LineAt(stream, file_index, line, offset, start, end, ctx, part, repeats)
             read = self._read_line(at, candidates)
             if key is not None and read is not None:
                 self._learn(key, known, read)
+        self._flush(stream, file_index, block, copied)
 
     def _template_keys(
         self,
@@ -646,18 +654,37 @@ class StreamScanner:
         return keys
 
     def _count(
-        self, known: _Template, stream: Stream, file_index: int, part: int, line: int, raw: bytes
+        self,
+        known: _Template,
+        file_index: int,
+        part: int,
+        copied: _Copied,
+        at: tuple[int, int, int],
     ) -> None:
-        """A copy of a template that was read: counted, its error line kept unread."""
+        """A copy of a template that was read: counted, its error line (`at`: line,
+        start, end) noted for _flush."""
         known.pending += 1
         for i in known.sigs:
             k = (file_index, i, part)
             self._detailed[k] = self._detailed.get(k, 0) + 1
         if known.error and self.errors is not None:
-            self.errors.add(
-                file_index,
-                Unread.of(stream.name, line, raw, self.year.year, bool(known.sigs), self._redact),
-            )
+            copied.append((*at, bool(known.sigs)))
+
+    def _flush(self, stream: Stream, file_index: int, block: bytes, copied: _Copied) -> None:
+        """The error lines of counted copies, in order, before the next line read adds its
+        own: a file keeps its first 20 and last 40 (analyzer.region), so a warning copied
+        a thousand times in a block makes at most 60 Unreads, not a thousand."""
+        if not copied:
+            return
+        name, year, redact = stream.name, self.year.year, self._redact
+
+        def unread(i: int) -> Unread | ErrorLine:
+            line, start, end, matched = copied[i]
+            return Unread.of(name, line, block[start:end], year, matched, redact)
+
+        assert self.errors is not None
+        self.errors.add_run(file_index, len(copied), unread)
+        copied.clear()
 
     def _replay(self, known: _Template, ctx: _Block, start: int, line: int, offset: int) -> None:
         """A block's last copy of a template: the hits its first copies gave, with its

@@ -337,3 +337,33 @@ def test_a_line_of_bar_redraws_is_read_at_its_first_and_last_redraws(tmp_path: P
     assert progress.steps == (4 + 3) * (4 + 3) + 40
     assert v.category == "device_oom" and v.root_cause is not None
     assert v.root_cause.text == OOM
+
+
+def test_a_run_of_error_lines_is_kept_as_adding_each_keeps_it() -> None:
+    """Counted copies' error lines go in as runs (StreamScanner._flush): only the ones a
+    file keeps are made, and the file's head, tail and count are what one add per line
+    gives, wherever the run falls."""
+    from analyzer.region import ErrorLine, ErrorLines
+
+    def line(n: int) -> ErrorLine:
+        return ErrorLine("f", n, None, f"warning {n}", False)
+
+    for before in (0, 5, 19, 20, 70):
+        for count in (0, 1, 15, 40, 41, 300):
+            each, runs = ErrorLines(), ErrorLines()
+            made: list[int] = []
+            for n in range(before):
+                each.add(0, line(n))
+                runs.add(0, line(n))
+            for n in range(before, before + count):
+                each.add(0, line(n))
+
+            def make(i: int, base: int = before, made: list[int] = made) -> ErrorLine:
+                made.append(i)
+                return line(base + i)
+
+            runs.add_run(0, count, make)
+            assert runs.all() == each.all(), (before, count)
+            assert runs._files.keys() == each._files.keys()
+            assert all(runs._files[k].count == each._files[k].count for k in each._files)
+            assert len(made) <= 60
