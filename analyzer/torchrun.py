@@ -42,7 +42,10 @@ from .watch import Watcher
 
 _GRACE = 10.0  # default seconds between the stop signal and SIGKILL
 _SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)  # forwarded to the job
-_DUMP_WAIT = 3.0  # seconds for the ranks' faulthandler dumps to reach their logs
+# the ranks' faulthandler dumps reach their logs through torchrun's tee and ha-run's copy:
+# waited for at least _DUMP_MIN seconds and until no log under the attempt has grown for
+# _DUMP_QUIET (a fixed 3 s lost a dump's frames on a loaded machine), at most _DUMP_WAIT
+_DUMP_MIN, _DUMP_QUIET, _DUMP_WAIT = 3.0, 1.0, 15.0
 
 
 def _with_logs(cmd: list[str], attempt_dir: Path) -> list[str]:
@@ -155,8 +158,33 @@ def snapshot(pid: int, out_dir: Path, stack_signal: signal.Signals = signal.SIGU
             except OSError:
                 continue
     if taken:
-        time.sleep(_DUMP_WAIT)
+        _settle(out_dir)
     return taken
+
+
+def _settle(root: Path) -> None:
+    """Wait _DUMP_MIN seconds, and on until no file under `root` has grown for
+    _DUMP_QUIET, at most _DUMP_WAIT (a hung job that keeps logging, a heartbeat, only
+    costs the limit)."""
+
+    def sizes() -> dict[str, int]:
+        out = {}
+        for dirpath, _, names in os.walk(root):
+            for name in names:
+                path = os.path.join(dirpath, name)
+                with contextlib.suppress(OSError):
+                    out[path] = os.stat(path).st_size
+        return out
+
+    start = quiet_since = time.monotonic()
+    last = sizes()
+    while (t := time.monotonic()) - start < _DUMP_WAIT:
+        if t - quiet_since >= _DUMP_QUIET and t - start >= _DUMP_MIN:
+            return
+        time.sleep(0.2)
+        now = sizes()
+        if now != last:
+            last, quiet_since = now, time.monotonic()
 
 
 def _stop(proc: subprocess.Popen[bytes], first: signal.Signals, grace: float) -> bool:

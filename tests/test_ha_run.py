@@ -229,3 +229,33 @@ def test_a_hang_in_a_step_format_nobody_wrote_a_signature_for_is_found_live(
     verdict = json.loads((tmp_path / "logs" / "attempt_0" / "verdict.json").read_text())
     assert verdict["category"] == "hang" and verdict["root_cause"]["rank"] == 1
     assert max(p["last_step"] or 0 for p in verdict["progress"]) == 140
+
+
+def test_stacks_are_waited_for_until_the_logs_stop_growing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A faulthandler dump reaches the log through torchrun's tee and ha-run's copy; on a
+    loaded machine that took longer than a fixed wait, and the verdict lost the frames."""
+    import threading
+
+    from analyzer import torchrun
+
+    monkeypatch.setattr(torchrun, "_DUMP_MIN", 0.2)
+    monkeypatch.setattr(torchrun, "_DUMP_QUIET", 1.0)
+    log = tmp_path / "ranks" / "0" / "stderr.log"
+    log.parent.mkdir(parents=True)
+    done = threading.Event()
+
+    def dump() -> None:
+        with log.open("a") as f:
+            for k in range(30):  # 1.5 s of frames, 50 ms apart
+                f.write(f'  File "/job/train.py", line {k} in step\n')
+                f.flush()
+                time.sleep(0.05)
+        done.set()
+
+    writer = threading.Thread(target=dump)
+    writer.start()
+    torchrun._settle(tmp_path)
+    assert done.is_set()
+    writer.join()
