@@ -212,6 +212,16 @@ def _re2_finder(patterns: Sequence[tuple[str, bool]], options: Any) -> LineFinde
     return lines_from
 
 
+def _scratch(local: threading.local, db: Any) -> Any:
+    """This thread's Hyperscan scratch for `db` (a scratch serves one scan at a time)."""
+    import hyperscan
+
+    scratch = getattr(local, "scratch", None)
+    if scratch is None:
+        scratch = local.scratch = hyperscan.Scratch(db)
+    return scratch
+
+
 _FIRST_CHUNK = 16 << 10  # Hyperscan's first look at a block for a sampled group
 _AGAIN = 8  # matches more on a line before a sampled group's scan stops (a restart: ~15 us)
 
@@ -229,9 +239,7 @@ def _hyperscan_finder(patterns: Sequence[tuple[str, bool]], owner: Sequence[int]
     local = threading.local()
 
     def lines_from(block: bytes, pos: int) -> Iterator[tuple[int, int]]:
-        scratch = getattr(local, "scratch", None)
-        if scratch is None:
-            scratch = local.scratch = hyperscan.Scratch(db)
+        scratch = _scratch(local, db)
         view, n, size = memoryview(block), len(block), _FIRST_CHUNK
         found: list[tuple[int, int]] = []
         base, line_stop, again = pos, -1, 0
@@ -289,6 +297,7 @@ class _Group:
         self.owner: list[int] = []
         self.members = re2.Set.SearchSet(options)
         patterns: list[tuple[str, bool]] = []
+        wrapped: list[bytes] = []
         for sig, rx in members:
             for pat, caseless in forms[rx]:
                 form = _wrapped(pat, caseless)
@@ -298,7 +307,8 @@ class _Group:
                     raise AutomatonError(sig, f"RE2 cannot compile {form!r}: {e}") from None
                 self.owner.append(sig)
                 patterns.append((pat, caseless))
-        self.forms = tuple(_wrapped(p, c) for p, c in patterns)
+                wrapped.append(form)
+        self.forms = tuple(wrapped)
         self._owners = frozenset(self.owner)
         self.members.Compile()
         self.lines_from = (
@@ -455,9 +465,6 @@ class HyperscanAutomaton:
     name = "hyperscan"
 
     def __init__(self, regexes: Sequence[tuple[int, str]], sampler: Sampler, forms: Forms) -> None:
-        import hyperscan
-
-        self._hs = hyperscan
         self._sampler = sampler
         self._owner = [sig for sig, rx in regexes for _ in forms[rx]]
         patterns = [form for _, rx in regexes for form in forms[rx]]
@@ -471,9 +478,7 @@ class HyperscanAutomaton:
             return []
         lines: dict[int, tuple[int, set[int]]] = {}
         if not self._empty:
-            scratch = getattr(self._local, "scratch", None)
-            if scratch is None:
-                scratch = self._local.scratch = self._hs.Scratch(self._db)
+            scratch = _scratch(self._local, self._db)
             ends: list[tuple[int, int]] = []
             add = ends.append
 
@@ -639,12 +644,12 @@ def build(
 
 def _finds_all(auto: Automaton, forms: Forms, probes: Sequence[tuple[int, bytes]]) -> bool:
     """Whether the automaton finds every probe; a pass is cached (~30 ms a start-up) under
-    the engine, its version, the scanned forms and the probes."""
+    the engine, its version, this module, the regexes and the probes."""
     import importlib  # importlib.metadata would cost ~19 ms of start-up
 
     version = str(getattr(importlib.import_module(auto.name), "__version__", "?"))
-    scanned = json.dumps(forms, sort_keys=True).encode()
-    parts = (auto.name.encode(), version.encode(), _SOURCE, scanned, repr(sorted(probes)).encode())
+    regexes = json.dumps(sorted(forms)).encode()  # the forms follow from them and _SOURCE
+    parts = (auto.name.encode(), version.encode(), _SOURCE, regexes, repr(sorted(probes)).encode())
     name = f"probes-{cache.key(*parts)}.ok"
     if cache.read(name) == b"ok":
         return True

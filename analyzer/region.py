@@ -169,14 +169,7 @@ class ErrorLines:
         return f
 
     def add(self, file_index: int, line: ErrorLine | Unread) -> None:
-        f = self._file(file_index)
-        if f is None:
-            return
-        f.count += 1
-        if len(f.head) < _PER_FILE_HEAD:
-            f.head.append(line)
-        else:
-            f.tail.append(line)
+        self.add_run(file_index, 1, lambda _: line)
 
     def add_run(
         self, file_index: int, count: int, line: Callable[[int], ErrorLine | Unread]
