@@ -23,7 +23,7 @@ from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
-from . import classifier
+from . import classifier, flight
 from .automaton import available_engines
 from .cascade import Rule, load_rules
 from .correlate import Collector, Evidence
@@ -218,6 +218,8 @@ class Analyzer:
             self._fact,
         )
         self._feeds: dict[str, StreamFeed] = {}
+        self.flight = flight.Records()
+        self._matched = 0  # dumps matched across ranks so far
         self._started = time.perf_counter()
 
     def collect(self, hit: Hit) -> None:
@@ -284,6 +286,9 @@ class Analyzer:
                 for stream in open_unit(unit, self.reading.notes, stop_at):
                     index = self._next_stream()
                     self.builder.names[index] = stream.name  # a file of the job, hits or not
+                    if stream.dump:
+                        self._read_dump(stream)
+                        continue
                     try:
                         fs = self.scanner.scan(stream, index, stop_at, tail)
                     except Exception as e:  # a bug must cost one file, not the restart decision
@@ -297,6 +302,41 @@ class Analyzer:
                         return
         except OutOfTime:  # inside a header, a skip or a member list
             self.reading.unread += 1
+
+    def _read_dump(self, stream: Stream) -> None:
+        """A Flight Recorder dump into the job's records (analyzer.flight); matched across
+        ranks once every input is read (`_match_dumps`)."""
+        r = self.reading
+        data = stream.reader.read(flight.MAX_BYTES + 1)
+        r.files += 1
+        r.bytes += len(data)
+        if len(data) > flight.MAX_BYTES:
+            r.notes.skip(
+                stream.name, f"Flight Recorder dump larger than {flight.MAX_BYTES >> 20} MiB"
+            )
+            return
+        dump = flight.load(data, stream.name, stream.who.path_rank)
+        if isinstance(dump, str):
+            r.notes.note(f"{stream.name}: {dump}")
+        else:
+            self.flight.add(dump)
+
+    def _match_dumps(self) -> None:
+        """What the ranks' Flight Recorder dumps show together, as lines of the dump of
+        the rank each blames: scanned like any line, so the signatures
+        (patterns/flight_recorder.yaml) and culprit rules judge them."""
+        if self._matched == len(self.flight.dumps):
+            return
+        self._matched = len(self.flight.dumps)
+        lines: dict[str, list[str]] = {}
+        for found in self.flight.findings():
+            lines.setdefault(found.dump, []).append(found.line)
+        for name, texts in lines.items():
+            data = ("\n".join(texts) + "\n").encode()
+            stream = Stream(name, io.BytesIO(data), path_who(name))
+            index = self._next_stream()
+            self.builder.names[index] = name
+            self.scanner.scan(stream, index)
 
     def _out_of_time(self, stop_at: float) -> bool:
         """Past `stop_at`, less the time the verdict will take for the streams opened
@@ -332,6 +372,7 @@ class Analyzer:
             pool.scan_tasks(pool.plan(units), pool.Merger(self), self.settings, workers)
         else:
             self.read(units, stop_at, tail)
+        self._match_dumps()
 
     def stats(self) -> Stats:
         """What was read so far, and what could not be (open streams included)."""

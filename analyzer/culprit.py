@@ -45,7 +45,8 @@ minimal-bundle test in tests/test_culprit.py.
    shows a main thread outside any collective (data loading, I/O, a save): that rank
    is the one the others wait for, a hang cited at its innermost application frame.
    A dump decides over a progress stall: it shows where the rank is, not only when it
-   stopped.
+   stopped. When a hang's cause names the rank (Flight Recorder dumps matched across
+   ranks, monitored_barrier), that rank's stack dump outside any collective is cited.
 12. `peer` (checked right after `own-file`): a line that names the peer it lost
    (`Got completion from peer 10.0.0.12 with error 12`, gloo's `Connection closed by peer
    [node2]`) gives way to the best deciding line of that peer's own host (through the
@@ -421,10 +422,16 @@ def collective_timeout(hits: list[Hit]) -> float:
 
 def _stuck(hits: list[Hit]) -> Hit | None:
     """Rule 11: the first main thread dumped outside any collective, unless a cause
-    explains the failure by itself."""
-    if hits[0].signature.role == "cause":
-        return None
-    outside = _outside(hits)
+    explains the failure by itself. A hang's cause that names the rank the others wait
+    for (a Flight Recorder match, monitored_barrier) says who, not where: that rank's
+    own stack dump outside any collective is cited instead."""
+    root, outside = hits[0], _outside(hits)
+    if root.signature.role == "cause":
+        if root.signature.category != "hang":
+            return None
+        named = root.captures.get("culprit_rank", "")
+        rank = int(named) if named.isdigit() else root.rank
+        outside = [h for h in outside if rank is not None and h.rank == rank]
     return outside[0] if outside else None
 
 

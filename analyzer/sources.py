@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+from . import flight
 from .archives import Member, tar_members, zip_members
 from .job import path_who
 from .redact import label
@@ -141,6 +142,7 @@ class Stream:
     # can be read first when time is short (analyze(deadline=...)).
     path: Path | None = None
     size: int | None = None
+    dump: bool = False  # a Flight Recorder dump (analyzer.flight), not lines of text
 
 
 # Notes kept of each kind: a tar of a million links must not make a million notes.
@@ -387,6 +389,9 @@ def _streams_of(
                 notes.skip(name, "zip container (not a .zip archive of logs)")
                 return
             yield from _members(name, members, at, depth)
+            return
+        if flight.sniff(head):
+            yield Stream(name, _Prefixed(head, raw), path_who(name), dump=True)  # type: ignore[arg-type]
             return
         if _looks_binary(head):
             notes.skip(name, "binary file, not a log")

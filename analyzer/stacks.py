@@ -155,6 +155,13 @@ def read(lines: Sequence[str], order: Literal["first", "last"]) -> Snapshot | No
     return Snapshot(tuple(inner), at, collective, main)
 
 
+def caller(frames: Sequence[Frame]) -> Frame | None:
+    """The innermost frame of the application among `frames` (innermost first): not the
+    interpreter's, not the collective library's (a Flight Recorder entry's stack starts
+    in torch.distributed's all_reduce and its logging wrapper)."""
+    return next((f for f in frames if not f.internal and not _COLLECTIVE_FILE.search(f.file)), None)
+
+
 def crashed(before: Sequence[str]) -> bool:
     """Whether the thread block after `before` belongs to faulthandler's report of a
     fatal signal (`Fatal Python error: Segmentation fault`, then every thread): the

@@ -30,6 +30,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 
 from .analysis import Analyzer, Settings
+from .flight import Records
 from .job import JobBuilder
 from .matcher import Matcher
 from .reading import Reading
@@ -65,6 +66,7 @@ class Shipment:
     job: JobBuilder = field(default_factory=JobBuilder)  # its facts (analyzer.job)
     reading: Reading = field(default_factory=Reading)  # a whole input's account
     part: FileScan | None = None  # a part's reading
+    flight: Records = field(default_factory=Records)  # its Flight Recorder dumps
     overflow: bool = False
 
 
@@ -137,7 +139,14 @@ def plan(units: Sequence[Unit]) -> list[Task]:
 def read(task: Task, settings: Settings, matcher: Matcher, sink: Callable[[Hit], None]) -> Shipment:
     """Read one task with a fresh Analyzer, as a worker does; hits go to `sink`."""
     job = Analyzer(settings, on_hit=sink, matcher=matcher)
-    out = Shipment(task, errors=job.errors, year=job.year, reading=job.reading, job=job.builder)
+    out = Shipment(
+        task,
+        errors=job.errors,
+        year=job.year,
+        reading=job.reading,
+        job=job.builder,
+        flight=job.flight,
+    )
     if not task.end:
         job.read(list(task.units))
     else:
@@ -240,6 +249,7 @@ class Merger:
             lambda x: replace(x, line=x.line + lines, time=when(x.time)),
         )
         self.job.builder.absorb(shipment.job, self._base, lines)
+        self.job.flight.absorb(shipment.flight)
         if shipment.year.anchored and not self.year.anchored:
             self.year.year, self.year.anchored = shipment.year.year, True
         if shipment.part is None:

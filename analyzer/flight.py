@@ -1,0 +1,433 @@
+"""PyTorch Flight Recorder dumps: each rank's ring buffer of its recent collectives, read
+without running anything, and matched across ranks.
+
+With `TORCH_FR_BUFFER_SIZE` (formerly `TORCH_NCCL_TRACE_BUFFER_SIZE`) set, c10d records
+every collective a process group issues (group, sequence id, op, sizes, dtypes, state,
+the Python stack that called it); NCCL ranks write the buffer to
+`TORCH_NCCL_DEBUG_INFO_TEMP_FILE` + rank when a collective times out, and any backend's
+buffer can be dumped with `torch._C._distributed_c10d._dump_fr_trace()` (gloo records
+too: torch 2.13, checked in corpora/flight). Where the logs of a hung job show only
+timeouts, the dumps show which rank never reached the collective the others wait in, and
+which rank called a different one.
+
+A dump is a pickle (or the JSON newer torch also writes). Pickles run code when loaded,
+so they are read with an unpickler that refuses every global: a dump holds only dicts,
+lists, tuples, strings, numbers and None, and anything else is not a dump. What the
+match finds becomes lines (`Finding.line`) that the signatures in
+patterns/flight_recorder.yaml match, so the culprit rules, outputs and redaction treat
+them like any line of the logs; the line is attributed to the rank it blames.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import pickle
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import PurePosixPath
+from typing import Any
+
+from . import stacks
+
+# A dump larger than this is not read (a 2,000-entry NCCL buffer with stacks is ~3 MiB)
+MAX_BYTES = 64 << 20
+# collectives kept per rank and process group: the last ones, where ranks diverge
+KEEP = 512
+# problems reported per job, and ranks named in one line
+_MAX_FINDINGS = 64
+_MAX_NAMED = 8
+
+# torch names a dump `<prefix><rank>` (nccl_trace_rank_3, comm_lib_trace_rank_3); users
+# add a host (nccl_trace_rank_node02_5, pytorch#140879) or an extension
+_RANK = re.compile(r"(\d+)(?:\.(?:json|pkl|pickle|bin|dump))?$", re.IGNORECASE)
+# PROTO, a protocol 4 FRAME, EMPTY_DICT, a memo op (Python's pickle writes one; torch's
+# does not), MARK, the first key as a string
+_PICKLE = re.compile(
+    rb"\A\x80[\x02-\x05](?:\x95.{8})?\}(?:q.|r.{4}|\x94)?\(?(?:X|\x8c).{0,4}version", re.DOTALL
+)
+# JSON (`_dump_fr_trace_json`): keys sorted, so "comm_lib_version" or "entries" first
+_JSON = re.compile(
+    rb'\A\s*\{\s*"(?:comm_lib_version|nccl_version|entries|pg_config|pg_status|version)"\s*:'
+)
+_JSON_KEYS = re.compile(rb'"(?:pg_config|pg_status|collective_seq_id|profiling_name)"\s*:')
+
+
+def sniff(head: bytes) -> bool:
+    """Whether a file's first bytes are a Flight Recorder dump: a pickled dict whose
+    first key is "version" (torch writes it first in every version), a pickle too short
+    to say (a dump cut off: read, and noted as damaged), or a JSON object with a dump's
+    keys."""
+    if _PICKLE.match(head) or (len(head) < 64 and head[:1] == b"\x80" and head[1:2] in _PROTOCOLS):
+        return True
+    return bool(_JSON.match(head)) and _JSON_KEYS.search(head, 0, 8192) is not None
+
+
+_PROTOCOLS = (b"\x02", b"\x03", b"\x04", b"\x05")
+
+
+@dataclass(frozen=True)
+class Call:
+    """One collective a rank's buffer recorded."""
+
+    group: str  # the process group's name (pg_config's key; "0" is the default group)
+    desc: str  # its description: default_pg, a user's group_desc, "undefined"
+    seq: int  # collective_seq_id within the group
+    op: str  # profiling_name: nccl:all_reduce, gloo:broadcast
+    sizes: str  # input -> output sizes
+    dtypes: str  # input -> output dtypes
+    state: str  # scheduled, started, completed
+    time: float | None  # when it was issued (epoch seconds)
+    frame: str | None  # the application frame that called it: "train.py:14 (step)"
+
+    @property
+    def signature(self) -> tuple[str, str, str]:
+        return (self.op, self.sizes, self.dtypes)
+
+
+@dataclass(frozen=True)
+class Dump:
+    """One rank's dump, as far as the match needs it."""
+
+    name: str
+    rank: int
+    version: str
+    calls: tuple[Call, ...]  # collectives (not point-to-point), in record order
+    members: Mapping[str, tuple[int, ...]] = field(default_factory=dict)  # pg_config
+    skipped: int = 0  # entries that were not records of a collective
+
+
+class _Plain(pickle.Unpickler):
+    """An unpickler for data, not objects: every global (a class, a function such as
+    os.system) is refused, so loading cannot run anything."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        raise pickle.UnpicklingError(f"refused: it asks for {module}.{name}"[:200])
+
+    def persistent_load(self, pid: Any) -> Any:
+        raise pickle.UnpicklingError("refused: it asks for a persistent object")
+
+
+def load(data: bytes, name: str, path_rank: int | None = None) -> Dump | str:
+    """A dump from its bytes, or why it is not one (a note). The rank is the number the
+    file name ends in, as torch names dumps, else the one its path names."""
+    m = _RANK.search(PurePosixPath(name.replace("!", "/")).name)
+    rank = int(m[1]) if m else path_rank
+    if rank is None:
+        return "a Flight Recorder dump whose rank neither its name nor its folder says"
+    if not data.strip():
+        return "an empty Flight Recorder dump"
+    try:
+        raw = _Plain(io.BytesIO(data)).load() if data[:1] == b"\x80" else json.loads(data)
+    except pickle.UnpicklingError as e:
+        if str(e).startswith("refused"):
+            return f"a Flight Recorder dump that was not read: {e}"
+        why = "truncated" if "truncated" in str(e) else str(e)
+        return f"a damaged Flight Recorder dump ({why[:200]})"
+    except (EOFError, ValueError, MemoryError, RecursionError, IndexError) as e:
+        why = "truncated" if isinstance(e, EOFError) else f"{type(e).__name__}: {e}"
+        return f"a damaged Flight Recorder dump ({why[:200]})"
+    if not isinstance(raw, dict) or ("entries" not in raw and "pg_config" not in raw):
+        return "not a Flight Recorder dump (no entries, no pg_config)"
+    entries = raw.get("entries", [])
+    if not isinstance(entries, list):
+        return "a damaged Flight Recorder dump (entries is not a list)"
+    calls: dict[str, list[Call]] = {}
+    skipped = 0
+    for entry in entries:
+        call = _call(entry)
+        if call is None:
+            skipped += 1
+            continue
+        calls.setdefault(call.group, []).append(call)
+    kept = sorted(
+        (c for group in calls.values() for c in group[-KEEP:]),
+        key=lambda c: (c.time or 0.0, c.group, c.seq),
+    )
+    return Dump(name, rank, _text(raw.get("version")), tuple(kept), _members(raw), skipped)
+
+
+def _call(e: object) -> Call | None:
+    """A recorded collective, or None for a point-to-point op or a malformed entry."""
+    if not isinstance(e, dict) or e.get("is_p2p") is True:
+        return None
+    seq, pg = e.get("collective_seq_id"), e.get("process_group")
+    if not isinstance(seq, int) or isinstance(seq, bool) or seq <= 0:
+        return None
+    if isinstance(pg, (list, tuple)) and len(pg) == 2:
+        group, desc = _text(pg[0]), _text(pg[1])
+    else:
+        group, desc = _text(e.get("pg_id")), ""
+    created = e.get("time_created_ns")
+    when = created / 1e9 if isinstance(created, int) and created > 0 else None
+    return Call(
+        group=group,
+        desc=desc,
+        seq=seq,
+        op=_text(e.get("profiling_name")) or "?",
+        sizes=f"{_shape(e.get('input_sizes'))} -> {_shape(e.get('output_sizes'))}",
+        dtypes=f"{_names(e.get('input_dtypes'))} -> {_names(e.get('output_dtypes'))}",
+        state=_text(e.get("state")) or "scheduled",
+        time=when,
+        frame=_frame(e.get("frames")),
+    )
+
+
+def _text(x: object) -> str:
+    return x[:200] if isinstance(x, str) else str(x) if isinstance(x, int) else ""
+
+
+def _shape(x: object) -> str:
+    """`[[4, 8]]`: a list of tensor sizes, or `?` when it is anything else."""
+    if not isinstance(x, list) or len(x) > 64:
+        return "?"
+    out = []
+    for dims in x:
+        if not isinstance(dims, list) or len(dims) > 16 or not all(type(d) is int for d in dims):
+            return "?"
+        out.append("[" + ", ".join(map(str, dims)) + "]")
+    return "[" + ", ".join(out) + "]"
+
+
+def _names(x: object) -> str:
+    if not isinstance(x, list) or len(x) > 64 or not all(isinstance(d, str) for d in x):
+        return "?"
+    return ",".join(sorted(set(d[:20] for d in x))) or "-"
+
+
+def _frame(frames: object) -> str | None:
+    """The application frame that called the collective (frames are innermost first)."""
+    if not isinstance(frames, list):
+        return None
+    read = []
+    for k, f in enumerate(frames[:64]):
+        if isinstance(f, dict) and isinstance(f.get("filename"), str):
+            line = f.get("line")
+            num = line if type(line) is int else None
+            read.append(stacks.Frame(_text(f.get("name")) or "?", f["filename"][:300], num, k))
+    at = stacks.caller(read)
+    return None if at is None else f"{at.where} ({at.func})"
+
+
+def _members(raw: Mapping[str, object]) -> dict[str, tuple[int, ...]]:
+    """Each process group's ranks, from pg_config (`"ranks": "[0, 1]"`; torchcomms
+    writes `0,1`). An empty list (gloo's config) says nothing."""
+    config = raw.get("pg_config")
+    out: dict[str, tuple[int, ...]] = {}
+    if not isinstance(config, dict):
+        return out
+    for key, pg in list(config.items())[:10_000]:
+        ranks = pg.get("ranks") if isinstance(pg, dict) else None
+        if isinstance(ranks, str) and len(ranks) < 1_000_000:
+            found = tuple(int(r) for r in re.findall(r"\d+", ranks))
+            if found:
+                out[_text(key)] = found
+    return out
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What the match found, as the line that stands for it, blamed on one rank."""
+
+    dump: str  # the blamed rank's dump: the line's file
+    rank: int
+    line: str
+
+
+class Records:
+    """The dumps read so far; a worker keeps its own and the parent absorbs it."""
+
+    def __init__(self) -> None:
+        self.dumps: dict[int, Dump] = {}
+        self.notes: list[str] = []
+
+    def add(self, dump: Dump) -> None:
+        """A rank's dump; of two dumps of one rank the later-written one counts."""
+        held = self.dumps.get(dump.rank)
+        if held is None or _last_time(dump) >= _last_time(held):
+            self.dumps[dump.rank] = dump
+
+    def absorb(self, other: Records) -> None:
+        for dump in other.dumps.values():
+            self.add(dump)
+
+    def findings(self) -> list[Finding]:
+        """Where the ranks' records diverge, as lines; none for fewer than two dumps."""
+        if len(self.dumps) < 2:
+            return []
+        problems = [p for p in map(self._problem, self._groups().items()) if p is not None]
+        return _lines(_roots(problems), self.dumps)[:_MAX_FINDINGS]
+
+    def _groups(self) -> dict[str, dict[int, dict[int, Call]]]:
+        """Each group's calls by rank and sequence id; the default group ("0") holds
+        every dumped rank, another group the ranks pg_config lists (gloo lists none:
+        then the ranks that recorded it)."""
+        groups: dict[str, dict[int, dict[int, Call]]] = {}
+        for rank, dump in self.dumps.items():
+            for c in dump.calls:
+                groups.setdefault(c.group, {}).setdefault(rank, {})[c.seq] = c
+        for group, by_rank in groups.items():
+            members = self._members(group, by_rank)
+            for rank in members:
+                if rank in self.dumps:
+                    by_rank.setdefault(rank, {})
+        return groups
+
+    def _members(self, group: str, by_rank: Mapping[int, object]) -> set[int]:
+        listed: set[int] = set()
+        for dump in self.dumps.values():
+            listed.update(dump.members.get(group, ()))
+        if listed:
+            return listed
+        descs = {c.desc for d in self.dumps.values() for c in d.calls if c.group == group}
+        return set(self.dumps) if group == "0" or "default_pg" in descs else set(by_rank)
+
+    def _problem(self, item: tuple[str, dict[int, dict[int, Call]]]) -> _Problem | None:
+        """The first collective of a group at which its ranks diverge (the wavefront):
+        ranks that called something else, ranks that never got there, ranks on which it
+        never started. A buffer need not start at sequence 1: only sequence ids every
+        rank still holds, or that a rank never reached, are compared."""
+        group, by_rank = item
+        if len(by_rank) < 2:
+            return None
+        reached = {r: max(calls, default=0) for r, calls in by_rank.items()}
+        start = max((min(calls) for calls in by_rank.values() if calls), default=0)
+        seqs = sorted({s for calls in by_rank.values() for s in calls if s >= start})
+        informative = any(c.state != "scheduled" for cs in by_rank.values() for c in cs.values())
+        for seq in seqs:
+            present = {r: calls[seq] for r, calls in by_rank.items() if seq in calls}
+            mismatch = _mismatch(group, seq, present)
+            if mismatch is not None:
+                return mismatch
+            absent = sorted(r for r, top in reached.items() if top < seq)
+            if absent:
+                return _Problem("missing", group, seq, present, tuple(absent), by_rank)
+            if informative:
+                waiting = sorted(r for r, c in present.items() if c.state == "scheduled")
+                if waiting and len(waiting) < len(present):
+                    return _Problem("state", group, seq, present, tuple(waiting), by_rank)
+        return None
+
+
+@dataclass(frozen=True)
+class _Problem:
+    kind: str  # mismatch: which field differs; missing; state
+    group: str
+    seq: int
+    present: Mapping[int, Call]  # the ranks that called it, and what they called
+    culprits: tuple[int, ...]
+    by_rank: Mapping[int, Mapping[int, Call]]
+
+    @property
+    def others(self) -> list[int]:
+        return sorted(r for r in self.present if r not in self.culprits)
+
+    @property
+    def call(self) -> Call:
+        """What the ranks that are not blamed called."""
+        return self.present[self.others[0]] if self.others else next(iter(self.present.values()))
+
+    @property
+    def time(self) -> float:
+        times = [c.time for c in self.present.values() if c.time is not None]
+        return min(times) if times else 0.0
+
+
+def _mismatch(group: str, seq: int, present: Mapping[int, Call]) -> _Problem | None:
+    """Ranks that called a different collective at one sequence id (torch's fr_trace
+    checks the op type, then sizes, then dtypes): the smaller side is blamed; of two
+    sides as large, the one without the lowest rank (rank 0's code is the reference)."""
+    for kind, key in (("op type", 0), ("size", 1), ("dtype", 2)):
+        sides: dict[str, list[int]] = {}
+        for rank, call in present.items():
+            sides.setdefault(call.signature[key], []).append(rank)
+        if len(sides) < 2:
+            continue
+        lowest = min(present)
+        ordered = sorted(sides.values(), key=lambda rs: (-len(rs), lowest not in rs))
+        culprits = tuple(sorted(r for rs in ordered[1:] for r in rs))
+        return _Problem(kind, group, seq, present, culprits, {})
+    return None
+
+
+def _roots(problems: list[_Problem]) -> list[_Problem]:
+    """The problems that are not an echo of another: a rank missing from one group's
+    collective while it waits in another group's is not the one at fault; the rank
+    that group waits for is (followed to its end, NVIDIA's resiliency toolkit links
+    groups the same way). A rank blamed nowhere else stays blamed; if every blamed
+    rank waits itself (ranks waiting for each other in two groups), all stay."""
+    waiting: set[int] = set()
+    for p in problems:
+        if p.kind == "missing":
+            waiting.update(r for r, c in p.present.items() if c.seq == max(p.by_rank[r]))
+    out = []
+    for p in problems:
+        if p.kind == "missing":
+            free = tuple(r for r in p.culprits if r not in waiting)
+            if free:
+                p = _Problem(p.kind, p.group, p.seq, p.present, free, p.by_rank)
+            elif any(set(q.culprits) - waiting for q in problems if q.kind == "missing"):
+                continue
+        out.append(p)
+    return sorted(out, key=lambda p: (p.kind == "missing", p.kind == "state", p.time))
+
+
+def _lines(problems: Iterable[_Problem], dumps: Mapping[int, Dump]) -> list[Finding]:
+    out = []
+    for p in problems:
+        call = p.call
+        where = f"of process group {p.group} ({call.desc or 'undefined'})"
+        others = _ranks(p.others)
+        for rank in p.culprits[:_MAX_NAMED]:
+            own = p.present.get(rank)
+            if p.kind == "missing":
+                text = (
+                    f"rank {rank} never joined collective {p.seq} ({call.op}) {where}, "
+                    f"which {others} entered; {_last(p.by_rank.get(rank, {}))}"
+                )
+            elif p.kind == "state":
+                text = (
+                    f"collective {p.seq} ({call.op}) {where} never started on rank {rank}, "
+                    f"which {others} started"
+                )
+            else:
+                assert own is not None
+                text = (
+                    f"collective {p.seq} {where} does not match across ranks ({p.kind} "
+                    f"mismatch): rank {rank} called {_desc(own)} where {others} called "
+                    f"{_desc(call)}" + (f", at {own.frame}" if own.frame else "")
+                )
+            line = f"[rank{rank}]:{_iso(p.time)}Flight Recorder: {text}"
+            out.append(Finding(dumps[rank].name, rank, line))
+    return out
+
+
+def _last(calls: Mapping[int, Call]) -> str:
+    if not calls:
+        return "it entered none of the group's collectives"
+    last = calls[max(calls)]
+    at = f" at {last.frame}" if last.frame else ""
+    return f"its last was collective {last.seq} ({last.op}, {last.state}){at}"
+
+
+def _desc(c: Call) -> str:
+    return f"{c.op} {c.sizes} {c.dtypes}"
+
+
+def _ranks(ranks: Sequence[int]) -> str:
+    if not ranks:
+        return "no rank"
+    shown = ", ".join(map(str, ranks[:_MAX_NAMED]))
+    more = f" and {len(ranks) - _MAX_NAMED} more" if len(ranks) > _MAX_NAMED else ""
+    return f"rank{'s' if len(ranks) > 1 else ''} {shown}{more}"
+
+
+def _iso(epoch: float) -> str:
+    when = datetime.fromtimestamp(epoch, timezone.utc) if epoch else None
+    return f"{when.isoformat(timespec='microseconds')} " if when else ""
+
+
+def _last_time(dump: Dump) -> float:
+    return max((c.time or 0.0 for c in dump.calls), default=0.0)

@@ -1,0 +1,229 @@
+"""Flight Recorder dumps (analyzer.flight): read without running anything, matched across
+ranks, and judged with the logs.
+
+corpora/flight/runs/ holds real dump sets: corpora/flight/run_all.py ran job.py under a
+real torchrun (gloo, torch 2.13.0) once per scenario and kept the console and every
+rank's dump as torch wrote it (damaged afterwards where the label says).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import REPO
+
+from analyzer import analyze, flight, reading
+
+RUNS = REPO / "corpora" / "flight" / "runs"
+
+
+def _runs() -> list[Path]:
+    return sorted(p for p in RUNS.iterdir() if (p / "label.json").is_file())
+
+
+def _label(run: Path) -> dict[str, Any]:
+    label: dict[str, Any] = json.loads((run / "label.json").read_text())
+    return label
+
+
+def test_the_corpus_has_every_kind_of_dump_set() -> None:
+    names = {p.name for p in _runs()}
+    assert len(names) >= 12
+    assert {
+        "hang-compute", "uneven-inputs", "mismatch-op", "mismatch-size", "mismatch-dtype",
+        "two-groups", "incomplete", "corrupt-dump", "wrapped-buffer", "json-dumps", "healthy",
+    } <= names  # fmt: skip
+    for run in _runs():
+        assert _label(run)["torch"] == "2.13.0"
+        assert (run / "console.log").is_file()
+        assert any((run / "dumps").rglob("nccl_trace_rank_*")), run.name
+
+
+@pytest.mark.parametrize("run", _runs(), ids=lambda p: p.name)
+def test_the_verdict_names_the_category_and_the_culprit(run: Path) -> None:
+    label = _label(run)
+    v = analyze(run)
+    assert v.category == label["category"], v.summary
+    culprits = label["culprits"]
+    if culprits:
+        assert v.root_cause is not None and v.root_cause.rank == culprits[0], v.summary
+    blamed = {f.ranks[0] for f in v.findings if f.signature.id.startswith("flight-") and f.ranks}
+    assert blamed == set(label.get("flight_blames", culprits)), v.summary
+
+
+def test_damaged_dumps_are_notes_and_the_rest_still_decides() -> None:
+    v = analyze(RUNS / "corrupt-dump")
+    notes = v.stats.notes
+    assert "dumps/nccl_trace_rank_0: a damaged Flight Recorder dump (truncated)" in notes, notes
+    assert v.root_cause is not None and v.root_cause.rank == 1
+
+
+def test_a_tiny_dump_is_a_note(tmp_path: Path) -> None:
+    data = (RUNS / "hang-compute" / "dumps" / "nccl_trace_rank_0").read_bytes()
+    (tmp_path / "nccl_trace_rank_0").write_bytes(data[:20])
+    v = analyze(tmp_path)
+    assert any("damaged Flight Recorder dump" in n for n in v.stats.notes), v.stats.notes
+
+
+class _Planted:
+    """Unpickled by a plain pickle.load, this would create the marker file."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (os.system, (f"touch {self.marker}",))
+
+
+def test_a_hostile_pickle_is_refused_and_nothing_runs(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    bundle = tmp_path / "job"
+    shutil.copytree(RUNS / "hang-compute", bundle)
+    hostile = {"version": "2.10", "pg_config": {}, "entries": [_Planted(marker)]}
+    (bundle / "dumps" / "nccl_trace_rank_1").write_bytes(pickle.dumps(hostile, protocol=2))
+    # the planted pickle really runs code when loaded the usual way
+    probe = tmp_path / "probe"
+    pickle.loads(pickle.dumps(_Planted(probe)))
+    assert probe.exists()
+    v = analyze(bundle)
+    assert not marker.exists()
+    assert any(
+        "nccl_trace_rank_1: a Flight Recorder dump that was not read: refused: it asks for " in n
+        and "system" in n
+        for n in v.stats.notes
+    ), v.stats.notes
+    assert v.category == "hang" and v.root_cause is not None and v.root_cause.rank == 2
+
+
+@pytest.mark.parametrize("protocol", [2, 3, 4, 5])
+def test_dumps_are_recognised_by_content_whatever_their_name(tmp_path: Path, protocol: int) -> None:
+    src = RUNS / "mismatch-op" / "dumps"
+    for p in sorted(src.iterdir()):
+        raw = flight._Plain(p.open("rb")).load()
+        rank = p.name.rsplit("_", 1)[1]
+        folder = tmp_path / f"rank{rank}"
+        folder.mkdir()
+        (folder / "fr.bin").write_bytes(pickle.dumps(raw, protocol=protocol))
+    v = analyze(tmp_path)
+    assert v.category == "user_code_error" and v.root_cause is not None
+    assert v.root_cause.rank == 1 and v.root_cause.file == "rank1/fr.bin"
+
+
+def test_a_dump_that_names_no_rank_is_a_note(tmp_path: Path) -> None:
+    data = (RUNS / "hang-compute" / "dumps" / "nccl_trace_rank_0").read_bytes()
+    (tmp_path / "trace.pkl").write_bytes(data)
+    assert flight.load(data, "trace.pkl") == (
+        "a Flight Recorder dump whose rank neither its name nor its folder says"
+    )
+    v = analyze(tmp_path)
+    assert any("trace.pkl: a Flight Recorder dump whose rank" in n for n in v.stats.notes)
+
+
+def _call(seq: int, op: str = "nccl:all_reduce", group: str = "0", state: str = "scheduled",
+          sizes: list[list[int]] | None = None) -> dict[str, Any]:  # fmt: skip
+    return {
+        "collective_seq_id": seq, "process_group": (group, "default_pg" if group == "0" else "tp"),
+        "profiling_name": op, "input_sizes": sizes or [[8]], "output_sizes": sizes or [[8]],
+        "input_dtypes": ["Float"], "output_dtypes": ["Float"], "state": state,
+        "time_created_ns": 1_700_000_000_000_000_000 + seq, "is_p2p": False,
+    }  # fmt: skip
+
+
+def _records(
+    entries: dict[int, list[dict[str, Any]]], config: dict[str, Any] | None = None
+) -> flight.Records:
+    rec = flight.Records()
+    for rank, calls in entries.items():
+        raw = {"version": "2.4", "pg_config": config or {}, "entries": calls}
+        dump = flight.load(pickle.dumps(raw, protocol=2), f"nccl_trace_rank_{rank}")
+        assert isinstance(dump, flight.Dump)
+        rec.add(dump)
+    return rec
+
+
+def test_nccl_states_name_the_rank_whose_stream_never_started_the_collective() -> None:
+    done = [_call(s, state="completed") for s in range(1, 5)]
+    rec = _records({
+        0: [*done, _call(5, state="started")],
+        1: [*done, _call(5, state="started")],
+        2: [*done, _call(5, state="scheduled")],
+    })  # fmt: skip
+    [found] = rec.findings()
+    assert found.rank == 2
+    assert (
+        "collective 5 (nccl:all_reduce) of process group 0 (default_pg) never started on rank 2, which ranks 0, 1 started"
+        in found.line
+    )
+
+
+def test_pg_config_names_members_that_never_issued_any_collective() -> None:
+    """A rank pg_config lists that recorded nothing of the group never got to it; a
+    rank that left no dump is not judged."""
+    config = {"5": {"name": "5", "desc": "tp", "ranks": "[0, 1, 2]"}}
+    rec = _records(
+        {0: [_call(1), _call(1, group="5")], 1: [_call(1), _call(1, group="5")], 2: [_call(1)]},
+        config,
+    )
+    lines = [f.line for f in rec.findings()]
+    assert len(lines) == 1 and "rank 2 never joined collective 1" in lines[0]
+    assert "it entered none of the group's collectives" in lines[0]
+
+
+def test_buffers_that_start_late_are_compared_where_they_overlap() -> None:
+    """Rank 0's ring buffer kept 100-130, rank 1's 90-120 (it stopped there): sequence
+    ids before 100 are gone from rank 0, not missing."""
+    rec = _records({0: [_call(s) for s in range(100, 131)], 1: [_call(s) for s in range(90, 121)]})
+    [found] = rec.findings()
+    assert found.rank == 1 and "never joined collective 121" in found.line
+
+
+def test_ranks_that_wait_for_each_other_in_two_groups_are_both_named() -> None:
+    rec = _records({
+        0: [_call(1), _call(2), _call(1, group="7")],
+        1: [_call(1), _call(1, group="7"), _call(2, group="7")],
+    })  # fmt: skip
+    assert {f.rank for f in rec.findings()} == {0, 1}
+
+
+def test_a_dump_set_that_agrees_finds_nothing() -> None:
+    calls = [_call(s, state="completed") for s in range(1, 20)]
+    assert _records({0: calls, 1: calls, 2: calls}).findings() == []
+    assert _records({0: calls}).findings() == []
+
+
+def test_malformed_entries_are_skipped_not_fatal() -> None:
+    raw = {
+        "version": "2.4",
+        "entries": [
+            None,
+            3,
+            {"collective_seq_id": "x"},
+            {"collective_seq_id": 2, "input_sizes": [[[1]]]},
+        ],
+    }
+    dump = flight.load(pickle.dumps(raw), "nccl_trace_rank_0")
+    assert isinstance(dump, flight.Dump) and dump.skipped == 3
+    assert dump.calls[0].sizes.startswith("?")
+
+
+def test_workers_give_the_same_verdict_on_dumps(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(reading, "FORK_MIN_BYTES", 0)
+    for name in ("two-groups", "mismatch-op"):
+        one = analyze(RUNS / name).to_dict()
+        two = analyze(RUNS / name, workers=2).to_dict()
+        one["stats"].pop("seconds"), two["stats"].pop("seconds")
+        assert one == two
+
+
+def test_sniffing_tells_dumps_from_logs_and_other_pickles() -> None:
+    assert flight.sniff((RUNS / "hang-compute" / "dumps" / "nccl_trace_rank_0").read_bytes()[:4096])
+    assert flight.sniff((RUNS / "json-dumps" / "dumps" / "nccl_trace_rank_0").read_bytes()[:4096])
+    assert not flight.sniff(b'{"level": "info", "msg": "step 10", "entries": 3}\n')
+    assert not flight.sniff(pickle.dumps({"weights": [1.0] * 100}, protocol=4))
+    assert not flight.sniff(b"[rank0]: Traceback (most recent call last):\n")
