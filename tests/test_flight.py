@@ -227,3 +227,8 @@ def test_sniffing_tells_dumps_from_logs_and_other_pickles() -> None:
     assert not flight.sniff(b'{"level": "info", "msg": "step 10", "entries": 3}\n')
     assert not flight.sniff(pickle.dumps({"weights": [1.0] * 100}, protocol=4))
     assert not flight.sniff(b"[rank0]: Traceback (most recent call last):\n")
+
+
+def test_readme_counts_the_corpus() -> None:
+    readme = (REPO / "README.md").read_text()
+    assert f"`corpora/flight/runs/` holds {len(_runs())} dump sets" in readme
