@@ -312,7 +312,7 @@ class Analyzer:
         r.bytes += len(data)
         if len(data) > flight.MAX_BYTES:
             r.notes.skip(
-                stream.name, f"Flight Recorder dump larger than {flight.MAX_BYTES >> 20} MiB"
+                stream.name, f"Flight Recorder dump larger than {flight.MAX_BYTES:,} bytes"
             )
             return
         dump = flight.load(data, stream.name, stream.who.path_rank)

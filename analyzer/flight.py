@@ -11,8 +11,8 @@ timeouts, the dumps show which rank never reached the collective the others wait
 which rank called a different one.
 
 A dump is a pickle (or the JSON newer torch also writes). Pickles run code when loaded,
-so they are read with an unpickler that refuses every global: a dump holds only dicts,
-lists, tuples, strings, numbers and None, and anything else is not a dump. What the
+so they are read with an unpickler that refuses every global (analyzer.unpickle): a
+dump holds only dicts, lists, tuples, strings, numbers and None. What the
 match finds becomes lines (`Finding.line`) that the signatures in
 patterns/flight_recorder.yaml match, so the culprit rules, outputs and redaction treat
 them like any line of the logs; the line is attributed to the rank it blames.
@@ -20,15 +20,12 @@ them like any line of the logs; the line is attributed to the rank it blames.
 
 from __future__ import annotations
 
-import io
 import json
-import pickle
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import PurePosixPath
-from typing import Any
 
 from . import stacks
 
@@ -99,17 +96,6 @@ class Dump:
     skipped: int = 0  # entries that were not records of a collective
 
 
-class _Plain(pickle.Unpickler):
-    """An unpickler for data, not objects: every global (a class, a function such as
-    os.system) is refused, so loading cannot run anything."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        raise pickle.UnpicklingError(f"refused: it asks for {module}.{name}"[:200])
-
-    def persistent_load(self, pid: Any) -> Any:
-        raise pickle.UnpicklingError("refused: it asks for a persistent object")
-
-
 def load(data: bytes, name: str, path_rank: int | None = None) -> Dump | str:
     """A dump from its bytes, or why it is not one (a note). The rank is the number the
     file name ends in, as torch names dumps, else the one its path names."""
@@ -119,9 +105,11 @@ def load(data: bytes, name: str, path_rank: int | None = None) -> Dump | str:
         return "a Flight Recorder dump whose rank neither its name nor its folder says"
     if not data.strip():
         return "an empty Flight Recorder dump"
+    from . import unpickle  # here: pickle stays out of a process that reads no dump
+
     try:
-        raw = _Plain(io.BytesIO(data)).load() if data[:1] == b"\x80" else json.loads(data)
-    except pickle.UnpicklingError as e:
+        raw = unpickle.load(data) if data[:1] == b"\x80" else json.loads(data)
+    except unpickle.Error as e:
         if str(e).startswith("refused"):
             return f"a Flight Recorder dump that was not read: {e}"
         why = "truncated" if "truncated" in str(e) else str(e)

@@ -12,13 +12,14 @@ import json
 import os
 import pickle
 import shutil
+import tarfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import REPO
 
-from analyzer import analyze, flight, reading
+from analyzer import analyze, flight, reading, unpickle
 
 RUNS = REPO / "corpora" / "flight" / "runs"
 
@@ -105,7 +106,7 @@ def test_a_hostile_pickle_is_refused_and_nothing_runs(tmp_path: Path) -> None:
 def test_dumps_are_recognised_by_content_whatever_their_name(tmp_path: Path, protocol: int) -> None:
     src = RUNS / "mismatch-op" / "dumps"
     for p in sorted(src.iterdir()):
-        raw = flight._Plain(p.open("rb")).load()
+        raw = unpickle.load(p.read_bytes())
         rank = p.name.rsplit("_", 1)[1]
         folder = tmp_path / f"rank{rank}"
         folder.mkdir()
@@ -232,3 +233,28 @@ def test_sniffing_tells_dumps_from_logs_and_other_pickles() -> None:
 def test_readme_counts_the_corpus() -> None:
     readme = (REPO / "README.md").read_text()
     assert f"`corpora/flight/runs/` holds {len(_runs())} dump sets" in readme
+
+
+def test_dumps_inside_an_archive_are_read(tmp_path: Path) -> None:
+    archive = tmp_path / "job.tar.gz"
+    with tarfile.open(archive, "w:gz") as tf:
+        tf.add(RUNS / "mismatch-size", arcname="job")
+    v = analyze(archive)
+    assert v.category == "user_code_error" and v.root_cause is not None
+    assert v.root_cause.rank == 3 and v.root_cause.file.endswith("dumps/nccl_trace_rank_3")
+
+
+def test_a_deeply_nested_or_oversized_pickle_is_bounded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A million nested lists (2 MB of opcodes) loads without recursion and is no dump's
+    entry; a dump over MAX_BYTES is skipped unread."""
+    deep = 1_000_000
+    head = b"\x80\x02}(X\x07\x00\x00\x00versionX\x03\x00\x00\x002.4X\x07\x00\x00\x00entries"
+    data = head + b"]" * (deep + 1) + b"a" * deep + b"u."
+    dump = flight.load(data, "nccl_trace_rank_0")
+    assert isinstance(dump, flight.Dump) and dump.calls == () and dump.skipped == 1
+    monkeypatch.setattr(flight, "MAX_BYTES", 1000)
+    (tmp_path / "nccl_trace_rank_0").write_bytes(data)
+    v = analyze(tmp_path)
+    assert any("Flight Recorder dump larger than" in n for n in v.stats.notes), v.stats.notes
