@@ -5,9 +5,11 @@
 
 Each attempt gets `DIR/attempt_N/`: the launcher's output (`launcher.log`, also echoed),
 torchrun's per-rank logs (`--log-dir DIR/attempt_N/ranks --tee 3` are added to a torchrun
-command that has no `--log-dir`), and, after a failure, `verdict.json` and
-`decision.json`. The logs are watched while the job runs: a confirmed hang kills the
-job's process group, so a hang costs the hang threshold, not the collective timeout.
+command that has no `--log-dir`), the ranks' Flight Recorder dumps (`flight/`: NCCL
+writes them on a collective timeout; unless the environment names another place), and,
+after a failure, `verdict.json` and `decision.json`. The logs are watched while the job
+runs: a confirmed hang kills the job's process group, so a hang costs the hang
+threshold, not the collective timeout.
 Restarts in place (auto_restart, checkpoint_resume, hang_restart, ...) are done here, with
 `HA_ATTEMPT=N` and `HA_RESUME=1` in the environment so the script resumes from its newest
 checkpoint; anything else ends the run with the decision's exit code
@@ -46,6 +48,26 @@ _SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)  # forwarded to the jo
 # waited for at least _DUMP_MIN seconds and until no log under the attempt has grown for
 # _DUMP_QUIET (a fixed 3 s lost a dump's frames on a loaded machine), at most _DUMP_WAIT
 _DUMP_MIN, _DUMP_QUIET, _DUMP_WAIT = 3.0, 1.0, 15.0
+
+
+# Flight Recorder (analyzer.flight): NCCL ranks dump their collectives' records on a
+# collective timeout; asked to write them into the attempt's folder, so the verdict reads
+# them with the logs. What the user set is left alone.
+_FLIGHT_FILE = ("TORCH_FR_DUMP_TEMP_FILE", "TORCH_NCCL_DEBUG_INFO_TEMP_FILE")
+_FLIGHT_ON = {"TORCH_FR_BUFFER_SIZE": "2000", "TORCH_NCCL_DUMP_ON_TIMEOUT": "1"}
+
+
+def flight_env(env: dict[str, str], attempt_dir: Path) -> dict[str, str]:
+    """`env` with the ranks' Flight Recorder dumps going to `attempt_dir/flight/`."""
+    out = dict(env)
+    if not any(k in env for k in _FLIGHT_FILE):
+        (attempt_dir / "flight").mkdir(parents=True, exist_ok=True)
+        for key in _FLIGHT_FILE:  # torch 2.10 reads the first, earlier ones the second
+            out[key] = str(attempt_dir / "flight" / "nccl_trace_rank_")
+    if "TORCH_NCCL_TRACE_BUFFER_SIZE" not in env:
+        for key, value in _FLIGHT_ON.items():
+            out.setdefault(key, value)
+    return out
 
 
 def _with_logs(cmd: list[str], attempt_dir: Path) -> list[str]:
@@ -367,7 +389,7 @@ def _attempts(
         rc, hung = run_attempt(
             _with_logs(cmd, adir),
             adir,
-            env,
+            flight_env(env, adir),
             poll=args.poll,
             hang_factor=args.hang_factor,
             hang_min_gap=args.hang_min_gap,

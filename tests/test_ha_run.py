@@ -21,7 +21,7 @@ import pytest
 
 from analyzer import analyze
 from analyzer.policy import EXIT_NONE, EXIT_PERMANENT
-from analyzer.torchrun import _with_logs
+from analyzer.torchrun import _with_logs, flight_env
 
 pytest.importorskip("torch")
 
@@ -259,3 +259,13 @@ def test_stacks_are_waited_for_until_the_logs_stop_growing(
     torchrun._settle(tmp_path)
     assert done.is_set()
     writer.join()
+
+
+def test_flight_recorder_dumps_are_asked_into_the_attempt_folder(tmp_path: Path) -> None:
+    env = flight_env({"PATH": "/bin"}, tmp_path / "attempt_0")
+    prefix = str(tmp_path / "attempt_0" / "flight" / "nccl_trace_rank_")
+    assert env["TORCH_FR_DUMP_TEMP_FILE"] == env["TORCH_NCCL_DEBUG_INFO_TEMP_FILE"] == prefix
+    assert env["TORCH_FR_BUFFER_SIZE"] == "2000" and env["TORCH_NCCL_DUMP_ON_TIMEOUT"] == "1"
+    assert (tmp_path / "attempt_0" / "flight").is_dir()
+    mine = {"TORCH_NCCL_DEBUG_INFO_TEMP_FILE": "/x/t_", "TORCH_NCCL_TRACE_BUFFER_SIZE": "0"}
+    assert flight_env(mine, tmp_path / "attempt_1") == mine  # the user's settings stand
