@@ -287,7 +287,8 @@ class Analyzer:
                     index = self._next_stream()
                     self.builder.names[index] = stream.name  # a file of the job, hits or not
                     if stream.dump:
-                        self._read_dump(stream)
+                        data = stream.reader.read(flight.MAX_BYTES + 1)
+                        self.read_dump(stream.name, data, stream.who.path_rank)
                         continue
                     try:
                         fs = self.scanner.scan(stream, index, stop_at, tail)
@@ -303,31 +304,30 @@ class Analyzer:
         except OutOfTime:  # inside a header, a skip or a member list
             self.reading.unread += 1
 
-    def _read_dump(self, stream: Stream) -> None:
-        """A Flight Recorder dump into the job's records (analyzer.flight); matched across
-        ranks once every input is read (`_match_dumps`)."""
+    def read_dump(self, name: str, data: bytes, path_rank: int | None = None) -> None:
+        """A Flight Recorder dump's bytes into the job's records (analyzer.flight), a
+        rank's later dump replacing its earlier one; matched across ranks when the
+        evidence is gathered (`match_dumps`)."""
         r = self.reading
-        data = stream.reader.read(flight.MAX_BYTES + 1)
         r.files += 1
         r.bytes += len(data)
         if len(data) > flight.MAX_BYTES:
-            r.notes.skip(
-                stream.name, f"Flight Recorder dump larger than {flight.MAX_BYTES:,} bytes"
-            )
+            r.notes.skip(name, f"Flight Recorder dump larger than {flight.MAX_BYTES:,} bytes")
             return
-        dump = flight.load(data, stream.name, stream.who.path_rank)
+        dump = flight.load(data, name, path_rank)
         if isinstance(dump, str):
-            r.notes.note(f"{stream.name}: {dump}")
+            r.notes.note(f"{name}: {dump}")
         else:
             self.flight.add(dump)
 
-    def _match_dumps(self) -> None:
+    def match_dumps(self) -> None:
         """What the ranks' Flight Recorder dumps show together, as lines of the dump of
         the rank each blames: scanned like any line, so the signatures
-        (patterns/flight_recorder.yaml) and culprit rules judge them."""
-        if self._matched == len(self.flight.dumps):
+        (patterns/flight.yaml) and culprit rules judge them. Once per set of dumps: a
+        dump read later (a live watch) has the set matched again."""
+        if self._matched == self.flight.added:
             return
-        self._matched = len(self.flight.dumps)
+        self._matched = self.flight.added
         lines: dict[str, list[str]] = {}
         for found in self.flight.findings():
             lines.setdefault(found.dump, []).append(found.line)
@@ -372,7 +372,6 @@ class Analyzer:
             pool.scan_tasks(pool.plan(units), pool.Merger(self), self.settings, workers)
         else:
             self.read(units, stop_at, tail)
-        self._match_dumps()
 
     def stats(self) -> Stats:
         """What was read so far, and what could not be (open streams included)."""
@@ -399,6 +398,7 @@ class Analyzer:
 
     def evidence(self, now: datetime | None = None) -> Evidence:
         """Everything the verdict rests on, as read so far."""
+        self.match_dumps()
         s = self.settings
         ends = list(self.reading.ends)
         ends += [f.fs.last_time for f in self._feeds.values() if f.fs.last_time is not None]

@@ -229,10 +229,11 @@ class Records:
 
     def __init__(self) -> None:
         self.dumps: dict[int, Dump] = {}
-        self.notes: list[str] = []
+        self.added = 0  # dumps added so far: a new one means a new match
 
     def add(self, dump: Dump) -> None:
         """A rank's dump; of two dumps of one rank the later-written one counts."""
+        self.added += 1
         held = self.dumps.get(dump.rank)
         if held is None or _last_time(dump) >= _last_time(held):
             self.dumps[dump.rank] = dump

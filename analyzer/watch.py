@@ -15,7 +15,9 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, BinaryIO
 
+from . import flight
 from .analysis import Analyzer, PathArg, Settings
+from .job import path_who
 from .sources import SourceNotes, Unit, iter_units, open_regular
 from .types import Hit, LogTime, Verdict
 
@@ -39,6 +41,7 @@ class WatchEvent:
 # Bytes of a followed file compared at each poll to tell a rewrite from an append: its
 # first bytes and the ones just before the offset reached.
 _PROBE = 256
+_SNIFF = 4096  # bytes a new file is sniffed by for a Flight Recorder dump
 
 
 @dataclass
@@ -47,6 +50,8 @@ class _Followed:
     offset: int
     head: bytes = b""  # the file's first _PROBE bytes, as first read
     last: bytes = b""  # the _PROBE bytes before `offset`
+    dump: bool = False  # a Flight Recorder dump: read whole once it stops growing
+    seen: int = -1  # the dump's size at the last poll
 
     def same(self, f: BinaryIO) -> bool:
         """The file still begins, and still holds at `offset`, what was read: a
@@ -132,6 +137,9 @@ class Watcher:
                 assert followed is not None
                 if st.st_size == followed.offset:
                     return
+                if followed.dump or (not followed.offset and flight.sniff(f.read(_SNIFF))):
+                    self._read_dump(unit, f, st.st_size, followed)
+                    return
                 f.seek(followed.offset)
                 left = min(st.st_size - followed.offset, _READ_CAP, self._budget)
                 while left > 0:  # in blocks: a burst is never held whole
@@ -144,6 +152,20 @@ class Watcher:
                     self.job.feed(unit.name, data, arrived=self._now())
             except OSError:
                 return
+
+    def _read_dump(self, unit: Unit, f: BinaryIO, size: int, followed: _Followed) -> None:
+        """A Flight Recorder dump, read whole once its size held for a poll (a rank may
+        still be writing it), and again whenever it changes: its records replace the
+        rank's earlier dump."""
+        followed.dump = True
+        if size != followed.seen:
+            followed.seen = size
+            return
+        f.seek(0)
+        data = f.read(flight.MAX_BYTES + 1)
+        self.job.read_dump(unit.name, data, path_who(unit.name).path_rank)
+        followed.offset = size
+        self._fresh = True
 
     def _forget(self, listed: set[str]) -> None:
         """Files gone since the last poll are finished and forgotten: a watch over days

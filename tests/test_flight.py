@@ -20,6 +20,7 @@ import pytest
 from conftest import REPO
 
 from analyzer import analyze, flight, reading, unpickle
+from analyzer.watch import Watcher
 
 RUNS = REPO / "corpora" / "flight" / "runs"
 
@@ -258,3 +259,23 @@ def test_a_deeply_nested_or_oversized_pickle_is_bounded(
     (tmp_path / "nccl_trace_rank_0").write_bytes(data)
     v = analyze(tmp_path)
     assert any("Flight Recorder dump larger than" in n for n in v.stats.notes), v.stats.notes
+
+
+def test_a_live_watch_reads_dumps_whole_once_they_stop_growing(tmp_path: Path) -> None:
+    """A dump is never fed as text; one still being written is read when its size held
+    for a poll, and a rank's rewritten dump replaces its first."""
+    src = RUNS / "mismatch-op" / "dumps"
+    shutil.copy(RUNS / "mismatch-op" / "console.log", tmp_path / "console.log")
+    for p in src.iterdir():
+        shutil.copy(p, tmp_path / p.name)
+    half = (src / "nccl_trace_rank_1").read_bytes()
+    (tmp_path / "nccl_trace_rank_1").write_bytes(half[: len(half) // 2])
+    watcher = Watcher([tmp_path])
+    watcher.poll()
+    (tmp_path / "nccl_trace_rank_1").write_bytes(half)  # the rank finished writing it
+    watcher.poll()
+    watcher.poll()
+    v = watcher.verdict()
+    assert v.category == "user_code_error" and v.root_cause is not None, v.summary
+    assert v.root_cause.rank == 1 and v.root_cause.signature == "flight-mismatch"
+    assert not any("damaged" in n for n in v.stats.notes), v.stats.notes
