@@ -122,32 +122,48 @@ def load(data: bytes, name: str, path_rank: int | None = None) -> Dump | str:
     entries = raw.get("entries", [])
     if not isinstance(entries, list):
         return "a damaged Flight Recorder dump (entries is not a list)"
+    # the newest KEEP of each group, read from the end: only they are parsed
     calls: dict[str, list[Call]] = {}
+    frames: dict[tuple[object, ...], str | None] = {}  # a loop's stack, read once
     skipped = 0
-    for entry in entries:
-        call = _call(entry)
-        if call is None:
+    for entry in reversed(entries):
+        found = _group(entry)
+        if found is None:
             skipped += 1
             continue
-        calls.setdefault(call.group, []).append(call)
+        held = calls.setdefault(found[0], [])
+        if len(held) >= KEEP:
+            continue
+        call = _call(entry, *found, frames)
+        if call is None:
+            skipped += 1
+        else:
+            held.append(call)
     kept = sorted(
-        (c for group in calls.values() for c in group[-KEEP:]),
+        (c for group in calls.values() for c in group),
         key=lambda c: (c.time or 0.0, c.group, c.seq),
     )
     return Dump(name, rank, _text(raw.get("version")), tuple(kept), _members(raw), skipped)
 
 
-def _call(e: object) -> Call | None:
-    """A recorded collective, or None for a point-to-point op or a malformed entry."""
+def _group(e: object) -> tuple[str, str] | None:
+    """A collective's process group (name, description); None for a point-to-point op
+    or anything that is not an entry."""
     if not isinstance(e, dict) or e.get("is_p2p") is True:
         return None
-    seq, pg = e.get("collective_seq_id"), e.get("process_group")
+    pg = e.get("process_group")
+    if isinstance(pg, (list, tuple)) and len(pg) == 2:
+        return _text(pg[0]), _text(pg[1])
+    return _text(e.get("pg_id")), ""
+
+
+def _call(
+    e: dict[str, object], group: str, desc: str, frames: dict[tuple[object, ...], str | None]
+) -> Call | None:
+    """A recorded collective, or None for an entry without a sequence id."""
+    seq = e.get("collective_seq_id")
     if not isinstance(seq, int) or isinstance(seq, bool) or seq <= 0:
         return None
-    if isinstance(pg, (list, tuple)) and len(pg) == 2:
-        group, desc = _text(pg[0]), _text(pg[1])
-    else:
-        group, desc = _text(e.get("pg_id")), ""
     created = e.get("time_created_ns")
     when = created / 1e9 if isinstance(created, int) and created > 0 else None
     return Call(
@@ -159,8 +175,25 @@ def _call(e: object) -> Call | None:
         dtypes=f"{_names(e.get('input_dtypes'))} -> {_names(e.get('output_dtypes'))}",
         state=_text(e.get("state")) or "scheduled",
         time=when,
-        frame=_frame(e.get("frames")),
+        frame=_cached_frame(e.get("frames"), frames),
     )
+
+
+def _cached_frame(stack: object, seen: dict[tuple[object, ...], str | None]) -> str | None:
+    """`_frame`, once per distinct stack: a training loop issues the same few."""
+    if not isinstance(stack, list):
+        return None
+    key = tuple(
+        (f.get("name"), f.get("filename"), f.get("line")) if isinstance(f, dict) else None
+        for f in stack[:64]
+    )
+    try:
+        held = seen.get(key, "")
+    except TypeError:  # a name or line that is a list: not a frame anyway
+        return _frame(stack)
+    if held == "":
+        held = seen[key] = _frame(stack)
+    return held
 
 
 def _text(x: object) -> str:
