@@ -324,7 +324,11 @@ class Records:
             if mismatch is not None:
                 return mismatch
             absent = sorted(r for r, top in reached.items() if top < seq)
-            if absent:
+            # NCCL records completion: a collective completed on every rank that holds
+            # it was joined by all, and a rank whose buffer ends before it was dumped
+            # earlier (a dump through the debug pipe of a healthy job), not left behind
+            finished = informative and all(c.state == "completed" for c in present.values())
+            if absent and not finished:
                 return _Problem("missing", group, seq, present, tuple(absent), by_rank)
             if informative:
                 waiting = sorted(r for r, c in present.items() if c.state == "scheduled")

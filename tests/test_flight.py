@@ -193,6 +193,16 @@ def test_ranks_that_wait_for_each_other_in_two_groups_are_both_named() -> None:
     assert {f.rank for f in rec.findings()} == {0, 1}
 
 
+def test_ranks_dumped_at_different_moments_of_a_healthy_job_are_not_a_hang() -> None:
+    """NCCL marks completion: collective 3 completed on rank 0, so rank 1, whose dump
+    ends at 2, was dumped earlier, not left behind; were 3 only started, it would be."""
+    done = [_call(s, state="completed") for s in range(1, 4)]
+    assert _records({0: done, 1: done[:2]}).findings() == []
+    waiting = [*done[:2], _call(3, state="started")]
+    [found] = _records({0: waiting, 1: done[:2]}).findings()
+    assert found.rank == 1 and "never joined collective 3" in found.line
+
+
 def test_a_dump_set_that_agrees_finds_nothing() -> None:
     calls = [_call(s, state="completed") for s in range(1, 20)]
     assert _records({0: calls, 1: calls, 2: calls}).findings() == []
