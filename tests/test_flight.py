@@ -289,3 +289,14 @@ def test_a_live_watch_reads_dumps_whole_once_they_stop_growing(tmp_path: Path) -
     assert v.category == "user_code_error" and v.root_cause is not None, v.summary
     assert v.root_cause.rank == 1 and v.root_cause.signature == "flight-mismatch"
     assert not any("damaged" in n for n in v.stats.notes), v.stats.notes
+
+
+@pytest.mark.parametrize(
+    ("name", "category", "rank"),
+    [("hang-compute", "hang", 2), ("mismatch-op", "user_code_error", 1)],
+)
+def test_torch_fr_trace_output_saved_in_a_bundle_names_the_culprit(
+    name: str, category: str, rank: int
+) -> None:
+    v = analyze(REPO / "corpora" / "flight" / "fr_trace" / f"{name}.txt")
+    assert v.category == category and v.root_cause is not None and v.root_cause.rank == rank
