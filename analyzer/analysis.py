@@ -219,6 +219,7 @@ class Analyzer:
         )
         self._feeds: dict[str, StreamFeed] = {}
         self.flight = flight.Records()
+        self._dumps: dict[str, bytearray] = {}  # dumps being fed, read at close
         self._matched = 0  # dumps matched across ranks so far
         self._started = time.perf_counter()
 
@@ -247,9 +248,17 @@ class Analyzer:
         """Bytes of stream `name` (its path in the bundle names rank and host).
         `arrived`: when they were written, as a live watch sees them come (naive: local
         wall time, as zone-less log lines are); it times the step lines that print no
-        time of their own, so a hang shows in any progress format."""
+        time of their own, so a hang shows in any progress format. A stream that starts
+        as a Flight Recorder dump is held and read whole at `close`."""
+        held = self._dumps.get(name)
+        if held is not None:
+            held += data[: flight.MAX_BYTES + 1 - len(held)]
+            return
         feed = self._feeds.get(name)
         if feed is None:
+            if flight.sniff(data[:4096]):
+                self._dumps[name] = bytearray(data[: flight.MAX_BYTES + 1])
+                return
             stream = Stream(name, io.BytesIO(), path_who(name))  # fed by the caller, never read
             index = self._next_stream()
             self.builder.names[index] = name
@@ -262,6 +271,9 @@ class Analyzer:
 
     def close(self, name: str) -> None:
         """Stream `name` ended: its last line counts without a newline."""
+        dump = self._dumps.pop(name, None)
+        if dump is not None:
+            self.read_dump(name, bytes(dump), path_who(name).path_rank)
         feed = self._feeds.pop(name, None)
         if feed is not None:
             feed.close()

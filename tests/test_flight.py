@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from conftest import REPO
 
-from analyzer import analyze, flight, reading, unpickle
+from analyzer import Analyzer, analyze, flight, reading, unpickle
 from analyzer.watch import Watcher
 
 RUNS = REPO / "corpora" / "flight" / "runs"
@@ -300,3 +300,18 @@ def test_torch_fr_trace_output_saved_in_a_bundle_names_the_culprit(
 ) -> None:
     v = analyze(REPO / "corpora" / "flight" / "fr_trace" / f"{name}.txt")
     assert v.category == category and v.root_cause is not None and v.root_cause.rank == rank
+
+
+def test_a_dump_fed_in_chunks_is_read_whole_at_close() -> None:
+    job = Analyzer()
+    run = RUNS / "mismatch-size"
+    job.feed("console.log", (run / "console.log").read_bytes())
+    job.close("console.log")
+    for p in sorted((run / "dumps").iterdir()):
+        data = p.read_bytes()
+        for at in range(0, len(data), 7):  # chunks smaller than any header
+            job.feed(f"dumps/{p.name}", data[at : at + 7])
+        job.close(f"dumps/{p.name}")
+    v = job.verdict()
+    assert v.category == "user_code_error" and v.root_cause is not None
+    assert v.root_cause.rank == 3 and v.root_cause.signature == "flight-mismatch"
