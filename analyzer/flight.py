@@ -143,7 +143,7 @@ def load(data: bytes, name: str, path_rank: int | None = None) -> Dump | str:
         (c for group in calls.values() for c in group),
         key=lambda c: (c.time or 0.0, c.group, c.seq),
     )
-    return Dump(name, rank, _text(raw.get("version")), tuple(kept), _members(raw), skipped)
+    return Dump(name, rank, _text(raw.get("version")), tuple(kept), _config(raw), skipped)
 
 
 def _group(e: object) -> tuple[str, str] | None:
@@ -232,7 +232,7 @@ def _frame(frames: object) -> str | None:
     return None if at is None else f"{at.where} ({at.func})"
 
 
-def _members(raw: Mapping[str, object]) -> dict[str, tuple[int, ...]]:
+def _config(raw: Mapping[str, object]) -> dict[str, tuple[int, ...]]:
     """Each process group's ranks, from pg_config (`"ranks": "[0, 1]"`; torchcomms
     writes `0,1`). An empty list (gloo's config) says nothing."""
     config = raw.get("pg_config")
@@ -257,56 +257,46 @@ class Finding:
     line: str
 
 
+# A bundle of several attempts holds a dump set per attempt (ha-run's attempt_N/flight/,
+# torchrun's <run>/attempt_N/): sequence ids start again in each, so sets are matched
+# apart. Within an attempt, dumps in different folders (one per node) are one set.
+_ATTEMPT = re.compile(r"(?:^|/)(attempt[_-]?\d+|restart[_-]?\d+)(?:/|$)", re.IGNORECASE)
+
+
 class Records:
     """The dumps read so far; a worker keeps its own and the parent absorbs it."""
 
     def __init__(self) -> None:
-        self.dumps: dict[int, Dump] = {}
+        self.dumps: dict[tuple[str, int], Dump] = {}  # by attempt and rank
         self.added = 0  # dumps added so far: a new one means a new match
 
     def add(self, dump: Dump) -> None:
         """A rank's dump; of two dumps of one rank the later-written one counts."""
         self.added += 1
-        held = self.dumps.get(dump.rank)
+        attempt = _ATTEMPT.search(dump.name.replace("!", "/"))
+        key = (attempt[1] if attempt else "", dump.rank)
+        held = self.dumps.get(key)
         if held is None or _last_time(dump) >= _last_time(held):
-            self.dumps[dump.rank] = dump
+            self.dumps[key] = dump
 
     def absorb(self, other: Records) -> None:
         for dump in other.dumps.values():
             self.add(dump)
 
     def findings(self) -> list[Finding]:
-        """Where the ranks' records diverge, as lines; none for fewer than two dumps."""
-        if len(self.dumps) < 2:
-            return []
-        problems = [p for p in map(self._problem, self._groups().items()) if p is not None]
-        return _lines(_roots(problems), self.dumps)[:_MAX_FINDINGS]
+        """Where the ranks' records diverge, as lines: per attempt, for two dumps or more."""
+        sets: dict[str, dict[int, Dump]] = {}
+        for (attempt, rank), dump in sorted(self.dumps.items()):
+            sets.setdefault(attempt, {})[rank] = dump
+        out: list[Finding] = []
+        for dumps in sets.values():
+            if len(dumps) >= 2:
+                problems = [p for p in map(self._problem, _groups(dumps).items()) if p]
+                out += _lines(_roots(problems), dumps)
+        return out[:_MAX_FINDINGS]
 
-    def _groups(self) -> dict[str, dict[int, dict[int, Call]]]:
-        """Each group's calls by rank and sequence id; the default group ("0") holds
-        every dumped rank, another group the ranks pg_config lists (gloo lists none:
-        then the ranks that recorded it)."""
-        groups: dict[str, dict[int, dict[int, Call]]] = {}
-        for rank, dump in self.dumps.items():
-            for c in dump.calls:
-                groups.setdefault(c.group, {}).setdefault(rank, {})[c.seq] = c
-        for group, by_rank in groups.items():
-            members = self._members(group, by_rank)
-            for rank in members:
-                if rank in self.dumps:
-                    by_rank.setdefault(rank, {})
-        return groups
-
-    def _members(self, group: str, by_rank: Mapping[int, object]) -> set[int]:
-        listed: set[int] = set()
-        for dump in self.dumps.values():
-            listed.update(dump.members.get(group, ()))
-        if listed:
-            return listed
-        descs = {c.desc for d in self.dumps.values() for c in d.calls if c.group == group}
-        return set(self.dumps) if group == "0" or "default_pg" in descs else set(by_rank)
-
-    def _problem(self, item: tuple[str, dict[int, dict[int, Call]]]) -> _Problem | None:
+    @staticmethod
+    def _problem(item: tuple[str, dict[int, dict[int, Call]]]) -> _Problem | None:
         """The first collective of a group at which its ranks diverge (the wavefront):
         ranks that called something else, ranks that never got there, ranks on which it
         never started. A buffer need not start at sequence 1: only sequence ids every
@@ -335,6 +325,31 @@ class Records:
                 if waiting and len(waiting) < len(present):
                     return _Problem("state", group, seq, present, tuple(waiting), by_rank)
         return None
+
+
+def _groups(dumps: Mapping[int, Dump]) -> dict[str, dict[int, dict[int, Call]]]:
+    """Each group's calls by rank and sequence id; the default group ("0") holds every
+    dumped rank, another group the ranks pg_config lists (gloo lists none: then the
+    ranks that recorded it)."""
+    groups: dict[str, dict[int, dict[int, Call]]] = {}
+    for rank, dump in dumps.items():
+        for c in dump.calls:
+            groups.setdefault(c.group, {}).setdefault(rank, {})[c.seq] = c
+    for group, by_rank in groups.items():
+        for rank in _members(group, by_rank, dumps):
+            if rank in dumps:
+                by_rank.setdefault(rank, {})
+    return groups
+
+
+def _members(group: str, by_rank: Mapping[int, object], dumps: Mapping[int, Dump]) -> set[int]:
+    listed: set[int] = set()
+    for dump in dumps.values():
+        listed.update(dump.members.get(group, ()))
+    if listed:
+        return listed
+    descs = {c.desc for d in dumps.values() for c in d.calls if c.group == group}
+    return set(dumps) if group == "0" or "default_pg" in descs else set(by_rank)
 
 
 @dataclass(frozen=True)

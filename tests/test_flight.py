@@ -315,3 +315,27 @@ def test_a_dump_fed_in_chunks_is_read_whole_at_close() -> None:
     v = job.verdict()
     assert v.category == "user_code_error" and v.root_cause is not None
     assert v.root_cause.rank == 3 and v.root_cause.signature == "flight-mismatch"
+
+
+def test_each_attempt_s_dumps_are_matched_apart(tmp_path: Path) -> None:
+    """A bundle of two attempts (ha-run's attempt_N/flight/): sequence ids start again,
+    so attempt 1's ranks, written later and at collective 2 of a fresh run, are not
+    compared with attempt 0's rank 2 (at collective 4 there); attempt 0's hang is found."""
+    for n in (0, 1):
+        (tmp_path / f"attempt_{n}" / "flight").mkdir(parents=True)
+    for p in (RUNS / "hang-compute" / "dumps").iterdir():
+        shutil.copy(p, tmp_path / "attempt_0" / "flight" / p.name)
+    later = 1_900_000_000_000_000_000  # 2030: after attempt 0
+    calls = [
+        {**_call(s, op="gloo:all_reduce", sizes=[[16]]), "time_created_ns": later + s}
+        for s in (1, 2)
+    ]
+    raw = {"version": "2.10", "pg_config": {}, "entries": calls}
+    for rank in (0, 1, 3):  # rank 2 of attempt 1 left no dump
+        (tmp_path / "attempt_1" / "flight" / f"nccl_trace_rank_{rank}").write_bytes(
+            pickle.dumps(raw, protocol=2)
+        )
+    v = analyze(tmp_path)
+    blamed = [f for f in v.findings if f.signature.id.startswith("flight-")]
+    assert [f.ranks for f in blamed] == [(2,)], v.summary
+    assert blamed[0].first.file == "attempt_0/flight/nccl_trace_rank_2"
