@@ -326,7 +326,10 @@ class Analyzer:
         if len(data) > flight.MAX_BYTES:
             r.notes.skip(name, f"Flight Recorder dump larger than {flight.MAX_BYTES:,} bytes")
             return
-        dump = flight.load(data, name, path_rank)
+        try:
+            dump = flight.load(data, name, path_rank)
+        except Exception as e:  # a bug must cost one dump, not the restart decision
+            dump = f"internal error, dump skipped: {type(e).__name__}: {e}"
         if isinstance(dump, str):
             r.notes.note(f"{name}: {dump}")
         else:
@@ -341,8 +344,13 @@ class Analyzer:
             return
         self._matched = self.flight.added
         lines: dict[str, list[str]] = {}
-        for found in self.flight.findings():
-            lines.setdefault(found.dump, []).append(found.line)
+        try:
+            found = self.flight.findings()
+        except Exception as e:  # a bug must cost the dumps' evidence, not the verdict
+            self.reading.notes.note(f"Flight Recorder dumps not matched: internal error: {e!r}")
+            found = []
+        for item in found:
+            lines.setdefault(item.dump, []).append(item.line)
         for name, texts in lines.items():
             data = ("\n".join(texts) + "\n").encode()
             stream = Stream(name, io.BytesIO(data), path_who(name))

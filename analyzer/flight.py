@@ -39,7 +39,7 @@ _MAX_NAMED = 8
 
 # torch names a dump `<prefix><rank>` (nccl_trace_rank_3, comm_lib_trace_rank_3); users
 # add a host (nccl_trace_rank_node02_5, pytorch#140879) or an extension
-_RANK = re.compile(r"(\d+)(?:\.(?:json|pkl|pickle|bin|dump))?$", re.IGNORECASE)
+_RANK = re.compile(r"(?<!\d)(\d{1,7})(?:\.(?:json|pkl|pickle|bin|dump))?$", re.IGNORECASE)
 # PROTO, a protocol 4 FRAME, EMPTY_DICT, a memo op (Python's pickle writes one; torch's
 # does not), MARK, the first key as a string
 _PICKLE = re.compile(
@@ -114,7 +114,7 @@ def load(data: bytes, name: str, path_rank: int | None = None) -> Dump | str:
             return f"a Flight Recorder dump that was not read: {e}"
         why = "truncated" if "truncated" in str(e) else str(e)
         return f"a damaged Flight Recorder dump ({why[:200]})"
-    except (EOFError, ValueError, MemoryError, RecursionError, IndexError) as e:
+    except Exception as e:  # a damaged pickle raises what its opcodes run into
         why = "truncated" if isinstance(e, EOFError) else f"{type(e).__name__}: {e}"
         return f"a damaged Flight Recorder dump ({why[:200]})"
     if not isinstance(raw, dict) or ("entries" not in raw and "pg_config" not in raw):
@@ -162,10 +162,11 @@ def _call(
 ) -> Call | None:
     """A recorded collective, or None for an entry without a sequence id."""
     seq = e.get("collective_seq_id")
-    if not isinstance(seq, int) or isinstance(seq, bool) or seq <= 0:
+    if type(seq) is not int or not 0 < seq < _BIG:
         return None
     created = e.get("time_created_ns")
-    when = created / 1e9 if isinstance(created, int) and created > 0 else None
+    # nanoseconds since the epoch, up to the year 2286 (a forged value is no time)
+    when = created / 1e9 if type(created) is int and 0 < created < 10**19 else None
     return Call(
         group=group,
         desc=desc,
@@ -196,8 +197,11 @@ def _cached_frame(stack: object, seen: dict[tuple[object, ...], str | None]) -> 
     return held
 
 
+_BIG = 1 << 63  # no id, size or time in a dump is larger (str() of a huge int raises)
+
+
 def _text(x: object) -> str:
-    return x[:200] if isinstance(x, str) else str(x) if isinstance(x, int) else ""
+    return x[:200] if isinstance(x, str) else str(x) if type(x) is int and abs(x) < _BIG else ""
 
 
 def _shape(x: object) -> str:
@@ -206,10 +210,14 @@ def _shape(x: object) -> str:
         return "?"
     out = []
     for dims in x:
-        if not isinstance(dims, list) or len(dims) > 16 or not all(type(d) is int for d in dims):
+        if not isinstance(dims, list) or len(dims) > 16 or not all(_small(d) for d in dims):
             return "?"
         out.append("[" + ", ".join(map(str, dims)) + "]")
     return "[" + ", ".join(out) + "]"
+
+
+def _small(d: object) -> bool:
+    return type(d) is int and abs(d) < _BIG
 
 
 def _names(x: object) -> str:
@@ -242,7 +250,7 @@ def _config(raw: Mapping[str, object]) -> dict[str, tuple[int, ...]]:
     for key, pg in list(config.items())[:10_000]:
         ranks = pg.get("ranks") if isinstance(pg, dict) else None
         if isinstance(ranks, str) and len(ranks) < 1_000_000:
-            found = tuple(int(r) for r in re.findall(r"\d+", ranks))
+            found = tuple(int(r) for r in re.findall(r"(?<!\d)\d{1,7}(?!\d)", ranks))
             if found:
                 out[_text(key)] = found
     return out

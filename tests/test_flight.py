@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 from conftest import REPO
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from analyzer import Analyzer, analyze, flight, reading, unpickle
 from analyzer.watch import Watcher
@@ -339,3 +341,48 @@ def test_each_attempt_s_dumps_are_matched_apart(tmp_path: Path) -> None:
     blamed = [f for f in v.findings if f.signature.id.startswith("flight-")]
     assert [f.ranks for f in blamed] == [(2,)], v.summary
     assert blamed[0].first.file == "attempt_0/flight/nccl_trace_rank_2"
+
+
+_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.text(max_size=8)
+    | st.binary(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+_KEYS = st.sampled_from(
+    ["collective_seq_id", "process_group", "profiling_name", "input_sizes", "output_sizes",
+     "input_dtypes", "output_dtypes", "state", "time_created_ns", "frames", "is_p2p", "pg_id"]
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    entries=st.lists(st.dictionaries(_KEYS, _VALUES | st.integers(min_value=10**30)), max_size=6),
+    config=_VALUES,
+)
+def test_forged_dumps_never_raise(entries: list[dict[str, Any]], config: object) -> None:
+    """Any plain data where a dump's fields go (huge ints, wrong types, nesting) is read
+    or noted, and matching it never raises."""
+    rec = flight.Records()
+    for rank in (0, 1):
+        raw = {"version": "2.10", "pg_config": config, "entries": entries[rank:]}
+        dump = flight.load(pickle.dumps(raw, protocol=2), f"nccl_trace_rank_{rank}")
+        if isinstance(dump, flight.Dump):
+            rec.add(dump)
+    for found in rec.findings():
+        assert found.line.startswith(f"[rank{found.rank}]:")
+
+
+@settings(max_examples=200, deadline=None)
+@given(at=st.integers(min_value=0, max_value=1700), byte=st.integers(min_value=0, max_value=255))
+def test_damaged_bytes_of_a_real_dump_never_raise(at: int, byte: int) -> None:
+    data = bytearray((RUNS / "mismatch-op" / "dumps" / "nccl_trace_rank_1").read_bytes())
+    data[at % len(data)] = byte
+    dump = flight.load(bytes(data), "nccl_trace_rank_1")
+    assert isinstance(dump, (str, flight.Dump))
