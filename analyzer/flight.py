@@ -299,40 +299,9 @@ class Records:
         out: list[Finding] = []
         for dumps in sets.values():
             if len(dumps) >= 2:
-                problems = [p for p in map(self._problem, _groups(dumps).items()) if p]
+                problems = [p for p in map(_problem, _groups(dumps).items()) if p]
                 out += _lines(_roots(problems), dumps)
         return out[:_MAX_FINDINGS]
-
-    @staticmethod
-    def _problem(item: tuple[str, dict[int, dict[int, Call]]]) -> _Problem | None:
-        """The first collective of a group at which its ranks diverge (the wavefront):
-        ranks that called something else, ranks that never got there, ranks on which it
-        never started. A buffer need not start at sequence 1: only sequence ids every
-        rank still holds, or that a rank never reached, are compared."""
-        group, by_rank = item
-        if len(by_rank) < 2:
-            return None
-        reached = {r: max(calls, default=0) for r, calls in by_rank.items()}
-        start = max((min(calls) for calls in by_rank.values() if calls), default=0)
-        seqs = sorted({s for calls in by_rank.values() for s in calls if s >= start})
-        informative = any(c.state != "scheduled" for cs in by_rank.values() for c in cs.values())
-        for seq in seqs:
-            present = {r: calls[seq] for r, calls in by_rank.items() if seq in calls}
-            mismatch = _mismatch(group, seq, present)
-            if mismatch is not None:
-                return mismatch
-            absent = sorted(r for r, top in reached.items() if top < seq)
-            # NCCL records completion: a collective completed on every rank that holds
-            # it was joined by all, and a rank whose buffer ends before it was dumped
-            # earlier (a dump through the debug pipe of a healthy job), not left behind
-            finished = informative and all(c.state == "completed" for c in present.values())
-            if absent and not finished:
-                return _Problem("missing", group, seq, present, tuple(absent), by_rank)
-            if informative:
-                waiting = sorted(r for r, c in present.items() if c.state == "scheduled")
-                if waiting and len(waiting) < len(present):
-                    return _Problem("state", group, seq, present, tuple(waiting), by_rank)
-        return None
 
 
 def _groups(dumps: Mapping[int, Dump]) -> dict[str, dict[int, dict[int, Call]]]:
@@ -382,6 +351,37 @@ class _Problem:
     def time(self) -> float:
         times = [c.time for c in self.present.values() if c.time is not None]
         return min(times) if times else 0.0
+
+
+def _problem(item: tuple[str, dict[int, dict[int, Call]]]) -> _Problem | None:
+    """The first collective of a group at which its ranks diverge (the wavefront):
+    ranks that called something else, ranks that never got there, ranks on which it
+    never started. A buffer need not start at sequence 1: only sequence ids every
+    rank still holds, or that a rank never reached, are compared."""
+    group, by_rank = item
+    if len(by_rank) < 2:
+        return None
+    reached = {r: max(calls, default=0) for r, calls in by_rank.items()}
+    start = max((min(calls) for calls in by_rank.values() if calls), default=0)
+    seqs = sorted({s for calls in by_rank.values() for s in calls if s >= start})
+    informative = any(c.state != "scheduled" for cs in by_rank.values() for c in cs.values())
+    for seq in seqs:
+        present = {r: calls[seq] for r, calls in by_rank.items() if seq in calls}
+        mismatch = _mismatch(group, seq, present)
+        if mismatch is not None:
+            return mismatch
+        absent = sorted(r for r, top in reached.items() if top < seq)
+        # NCCL records completion: a collective completed on every rank that holds
+        # it was joined by all, and a rank whose buffer ends before it was dumped
+        # earlier (a dump through the debug pipe of a healthy job), not left behind
+        finished = informative and all(c.state == "completed" for c in present.values())
+        if absent and not finished:
+            return _Problem("missing", group, seq, present, tuple(absent), by_rank)
+        if informative:
+            waiting = sorted(r for r, c in present.items() if c.state == "scheduled")
+            if waiting and len(waiting) < len(present):
+                return _Problem("state", group, seq, present, tuple(waiting), by_rank)
+    return None
 
 
 def _mismatch(group: str, seq: int, present: Mapping[int, Call]) -> _Problem | None:
