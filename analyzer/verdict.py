@@ -158,12 +158,23 @@ _STUCK_CONFIDENCE = 0.75
 
 
 def _others_wait(root: Hit, hits: list[Hit]) -> bool:
-    """Whether another rank's stack dump waits inside a collective."""
+    """Whether the logs show the other ranks waiting for the root's: another rank's
+    stack dump waits inside a collective, or the ranks' records name it as the one
+    that never joined (a hang cause with its `culprit_rank`: Flight Recorder dumps
+    matched across ranks, fr_trace, monitored_barrier)."""
     return any(
-        h.signature.stack is not None
-        and stacks.waits_inside(h.captures)
-        and h.rank is not None
-        and h.rank != root.rank
+        (
+            h.signature.stack is not None
+            and stacks.waits_inside(h.captures)
+            and h.rank is not None
+            and h.rank != root.rank
+        )
+        or (
+            h.signature.category == "hang"
+            and h.signature.role == "cause"
+            and root.rank is not None
+            and h.captures.get("culprit_rank") == str(root.rank)
+        )
         for h in hits
     )
 
@@ -658,7 +669,11 @@ def decide(
     rest = [f for f in findings if f not in root_first]
     ordered = tuple((root_first + rest)[:MAX_FINDINGS])
     confidence = _confidence(root, deciding_hits)
-    if culprit is not None and culprit.rule == "stuck" and _others_wait(root, deciding_hits):
+    if (
+        culprit is not None
+        and (culprit.rule == "stuck" or sig.category == "hang")
+        and _others_wait(root, deciding_hits)
+    ):
         confidence = max(confidence, _STUCK_CONFIDENCE)
     return verdict(
         category=category,

@@ -386,3 +386,11 @@ def test_damaged_bytes_of_a_real_dump_never_raise(at: int, byte: int) -> None:
     data[at % len(data)] = byte
     dump = flight.load(bytes(data), "nccl_trace_rank_1")
     assert isinstance(dump, (str, flight.Dump))
+
+
+def test_a_hang_the_dumps_show_is_not_called_a_guess() -> None:
+    """The records show the other ranks waiting in the collective the culprit never
+    reached: the verdict is confident, whether it cites the match or the culprit's stack."""
+    for name in ("hang-compute", "incomplete", "two-groups"):
+        v = analyze(RUNS / name)
+        assert v.confidence >= 0.75 and "this is a guess" not in v.summary, (name, v.summary)
