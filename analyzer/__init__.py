@@ -1,11 +1,12 @@
 """ha-analyze: root-cause analysis of failed GPU/NPU training jobs from their logs.
 
-Public API: `analyze()`, `Analyzer` and `Settings`, `load_patterns()` and the result
-types. Importing this package
+Public API: `analyze()`, `readiness()`, `Analyzer` and `Settings`, `load_patterns()` and
+the result types. Importing this package
 stays cheap (no pandas, pyarrow or scikit-learn) because restart controllers import it.
 """
 
-from .analysis import Analyzer, Settings, analyze
+from .analysis import Analyzer, Settings, analyze, readiness
+from .readiness import Readiness
 from .signatures import PatternSet, load_patterns
 from .types import AnalyzerError, Finding, LogTime, PatternError, RootCause, Stats, Verdict
 
@@ -16,12 +17,14 @@ __all__ = [
     "LogTime",
     "PatternError",
     "PatternSet",
+    "Readiness",
     "RootCause",
     "Settings",
     "Stats",
     "Verdict",
     "analyze",
     "load_patterns",
+    "readiness",
 ]
 
 __version__ = "0.1.0"

@@ -31,6 +31,7 @@ from .formats import Fields, format_files
 from .formats import load as load_formats
 from .job import JobBuilder, JobModel, path_who
 from .matcher import Matcher, context_only
+from .readiness import SCENARIOS, Readiness, Scenario, assess
 from .reading import Reading, worth_forking
 from .region import ErrorLines
 from .scan import FileScan, StreamFeed, StreamScanner, YearRef
@@ -425,6 +426,11 @@ class Analyzer:
         end = _end_of_evidence(self.collector.latest, ends, now or s.now)
         return self.collector.evidence(end, self.model(), s.hang_factor, s.hang_min_gap)
 
+    def readiness(self, scenario: Scenario | None = None) -> Readiness:
+        """Whether the job is set up so that recovery can work (analyzer.readiness), on
+        what was read so far; `scenario` None: inferred from the logs."""
+        return assess(self.evidence(), self.stats(), scenario, self.settings.lang)
+
     def verdict(self, now: datetime | None = None) -> Verdict:
         """The root-cause verdict on everything read so far; `now` overrides the
         settings' (a live watch passes the wall clock)."""
@@ -493,6 +499,26 @@ def analyze(
                     job = first
         v = job.verdict()
     return replace(v, stats=replace(v.stats, seconds=time.perf_counter() - started))
+
+
+def readiness(
+    paths: PathArg | Iterable[PathArg],
+    scenario: Scenario | None = None,
+    settings: Settings | None = None,
+    **options: Any,
+) -> Readiness:
+    """The HA readiness table of one job's logs: per recovery feature, what the logs
+    show, with the evidence line, and a state (in_place, missing, cannot_tell).
+    `scenario`: single_node, multi_node or large_model; None infers it from the logs.
+    `settings` and `options` as for `analyze()`."""
+    s = settings or Settings()
+    if options:
+        s = replace(s, **_known(options))
+    if scenario is not None and scenario not in SCENARIOS:
+        raise AnalyzerError(f"scenario must be one of {', '.join(SCENARIOS)}, not {scenario!r}")
+    job = Analyzer(s)
+    job.read_paths(_normalise_paths(paths))
+    return job.readiness(scenario)
 
 
 @contextmanager

@@ -357,6 +357,32 @@ def analyze_cmd(
         sys.exit(decide(Attempt.of(verdict)).exit_code)
 
 
+@main.command("readiness")
+@click.argument("paths", nargs=-1, required=True)
+@click.option(
+    "--scenario",
+    type=click.Choice(["single_node", "multi_node", "large_model"]),
+    default=None,
+    help="The job's scenario (default: inferred from its node count and run length).",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@_analysis_options("no_signatures", "no_model", "now", "hang_factor", "hang_min_gap", "failed")
+def readiness_cmd(paths: tuple[str, ...], scenario: str | None, fmt: str, **options: Any) -> None:
+    """Is this job set up so that recovery can work? One row per recovery feature: what
+    the logs show, with the evidence line, and in place / missing / cannot tell."""
+    from .analysis import readiness
+    from .sinks import readiness as sink
+
+    settings = _settings(options)
+    try:
+        table = readiness(list(paths), scenario, settings)  # type: ignore[arg-type]
+    except PatternError as e:
+        raise click.UsageError(str(e)) from None
+    click.echo(sink.render_json(table) if fmt == "json" else sink.render(table, settings.lang))
+
+
 EXIT_FAILURE_SEEN = 4
 EXIT_HANG = 5
 EXIT_WATCH_TIMEOUT = 6  # watch --timeout ran out before an --exit-on event

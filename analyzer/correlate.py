@@ -25,7 +25,8 @@ _MASK = re.compile(r"0x[0-9a-fA-F]+|\d+")
 _MAX_RANKS = 100_000
 _MAX_GROUPS = 10_000
 
-ROLE_RANK = {"cause": 0, "symptom": 1, "confirmation": 2, "progress": 3}
+ROLE_RANK = {"cause": 0, "symptom": 1, "confirmation": 2, "progress": 3, "setting": 4}
+_MAX_SETTINGS = 2000  # setting lines kept (the first of each signature and text)
 SEVERITY_RANK = {"fatal": 0, "error": 1, "warning": 2, "info": 3}
 
 
@@ -99,6 +100,8 @@ class Evidence:
     # Candidates (signature id, file, channel) after every one of whose lines the same
     # stream went on training: whatever the line said, it did not stop the run
     survived: frozenset[tuple[str, int, str]] = frozenset()
+    # setting lines (how the job is set up for recovery: analyzer.readiness), resolved
+    settings: tuple[Hit, ...] = ()
 
 
 @dataclass
@@ -140,6 +143,7 @@ class Collector:
         self._cause_at: dict[tuple[str, int, str], dict[tuple[int, str], tuple[int | None, int]]]
         self._cause_at = {}
         self.latest: LogTime | None = None  # the latest wall-clock time any hit carries
+        self._settings: dict[tuple[str, str], Hit] = {}  # how the job is set up (readiness)
 
     def add(self, hit: Hit) -> None:
         if (
@@ -150,6 +154,11 @@ class Collector:
             self.latest = hit.time
         if hit.signature.role == "progress":
             self.timeline.add(hit)
+            return
+        if hit.signature.role == "setting":
+            key = (hit.signature.id, hit.text)
+            if key not in self._settings and len(self._settings) < _MAX_SETTINGS:
+                self._settings[key] = hit
             return
         self.counts[hit.signature.id] += hit.repeats
         self.completed = self.completed or hit.signature.completion
@@ -273,6 +282,7 @@ class Collector:
             end=end,
             job=job,
             survived=self._survived(),
+            settings=tuple(resolve(h, job) for h in self._settings.values()),
             clocks=clocks,
             clock_skew=tuple(
                 ClockSkew(s.file, s.rank, s.host, offsets[key])

@@ -22,7 +22,7 @@ from .formats import builtin as builtin_formats
 from .lines import clean, quoted, strip_prefix
 from .region import ERROR_LINE
 from .signatures import PatternSet, compile_exact, iter_regexes
-from .types import SERIES, PatternError, Signature
+from .types import DATA_ROLES, SERIES, PatternError, Signature
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ class Matcher:
         self._compiled = [None] * len(self.signatures)
         # A failure message inside quotes is someone talking about the failure (a print,
         # a retry rule), not the failure; a progress line is data wherever it sits.
-        self._events = [s.role != "progress" for s in self.signatures]
+        self._events = [s.role not in DATA_ROLES for s in self.signatures]
         # One more automaton pattern, past the last signature: error-looking lines, kept
         # for the classifier and the template miner (analyzer.region).
         self.error_index = len(self.signatures)
@@ -147,12 +147,12 @@ def run_examples(matcher: Matcher) -> tuple[int, list[ExampleFailure]]:
             elif not ex["match"] and sig.id in got:
                 failures.append(ExampleFailure(sig.id, ex["log"], "matches but should not"))
             elif ex["match"]:
-                # A progress line may also be a failure line (a NaN loss in a step line):
-                # the two kinds never compete, so only collisions within a kind count.
+                # A progress or setting line may also be a failure line (a NaN loss in a
+                # step line): the kinds never compete, so only collisions within one count.
                 others = sorted(
                     other
                     for other in set(got) - {sig.id} - set(sig.overlaps)
-                    if (by_id[other].role == "progress") == (sig.role == "progress")
+                    if kind_of(by_id[other]) == kind_of(sig)
                 )
                 if others:
                     failures.append(
@@ -183,3 +183,8 @@ def run_examples(matcher: Matcher) -> tuple[int, list[ExampleFailure]]:
                             )
                         )
     return checked, failures
+
+
+def kind_of(sig: Signature) -> str:
+    """Which kind of line a signature reads: an event, a progress point or a setting."""
+    return sig.role if sig.role in DATA_ROLES else "event"

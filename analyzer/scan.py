@@ -38,7 +38,7 @@ from .matcher import Matcher
 from .redact import redact_lines, shown
 from .region import LAST_LINES, ErrorLine, ErrorLines, Unread
 from .sources import OutOfTime, Stream, Unit, packed
-from .types import SERIES, Hit, LogTime, Signature, Who
+from .types import DATA_ROLES, SERIES, Hit, LogTime, Signature, Who
 
 BLOCK = 1 << 20
 # A longer line is matched on its first and its last LINE_CAP bytes; the middle is only
@@ -857,7 +857,7 @@ class StreamScanner:
             caps = self.matcher.verify(i, message)
             if caps is not None:
                 sig = self.matcher.signatures[i]
-                if sig.role == "progress":  # a timeline point, whatever else the line says
+                if sig.role in DATA_ROLES:  # data about the run, whatever else the line says
                     progress.append((i, caps))
                 else:
                     found.append(((ROLE_RANK[sig.role], SEVERITY_RANK[sig.severity]), i, caps))
@@ -883,7 +883,7 @@ class StreamScanner:
         sig = self.matcher.signatures[sig_index]
         year = self.year.year
         when = parse_time(segment, year)
-        if sig.role == "progress":
+        if sig.role in DATA_ROLES:
             # Step lines are many: a time and a rank, no context. A line without its own
             # timestamp (HF Trainer dicts, tqdm bars, a bare print) takes the time it
             # arrived in a live watch, else the nearest one above it.

@@ -27,7 +27,15 @@ from .automaton import refusal
 from .lines import clean, strip_prefix
 from .stacks import CAPTURES as STACK_CAPTURES
 from .taxonomy import CATEGORIES, RECOVERIES
-from .types import BLAMES, PROGRESS_KINDS, ROLES, SEVERITIES, PatternError, Signature
+from .types import (
+    BLAMES,
+    PROGRESS_KINDS,
+    ROLES,
+    SETTING_KINDS,
+    SEVERITIES,
+    PatternError,
+    Signature,
+)
 from .yamlfile import YamlError, load_text
 
 RULES_FILE = "cascades.yaml"  # cascade rules live beside the signatures (analyzer.cascade)
@@ -72,6 +80,7 @@ KEY_ORDER = (
     "min_count",
     "completion",
     "progress",
+    "setting",
     "raised_in",
     "stack",
     "description",
@@ -325,6 +334,14 @@ def _parse_signature(
             raise fail("progress", f"must be one of {', '.join(PROGRESS_KINDS)}")
         if d["severity"] != "info":
             raise fail("severity", "a progress signature has severity info")
+    setting = d.get("setting")
+    if (d["role"] == "setting") != (setting is not None):
+        raise fail("setting", "role 'setting' and a 'setting' kind go together")
+    if setting is not None:
+        if not _one_of(setting, SETTING_KINDS):
+            raise fail("setting", f"must be one of {', '.join(SETTING_KINDS)}")
+        if d["severity"] != "info":
+            raise fail("severity", "a setting signature has severity info")
     raised_in = _raised_in(d.get("raised_in"), fail)
     stack = d.get("stack")
     if stack is not None and not _one_of(stack, ("first", "last")):
@@ -402,6 +419,7 @@ def _parse_signature(
         min_count=min_count,
         completion=completion,
         progress=progress,
+        setting=setting,
         raised_in=raised_in,
         stack=stack,
     )

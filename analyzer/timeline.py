@@ -194,6 +194,9 @@ class Busy:
     timeout: float  # the collective timeout it outlasted (seconds)
 
 
+_SAVES = 1000  # checkpoint lines kept for their cadence and paths
+
+
 class Timeline:
     """All progress streams of a job."""
 
@@ -203,6 +206,9 @@ class Timeline:
         self.resumed = False  # a checkpoint was loaded: the run did not start from scratch
         # the newest checkpoint the logs show complete, and its step where known
         self.saved: tuple[int | None, Hit] | None = None
+        # checkpoint saves begun and completed, and loads, as read (the first _SAVES):
+        # their cadence and paths (analyzer.readiness)
+        self.saves: list[Hit] = []
         # frames of serving workers' input loops (the first few per file), and the
         # serving engines' load reports (the latest per file): where a collective timeout
         # was an idle wait for the next request
@@ -230,6 +236,11 @@ class Timeline:
         if kind == "load":
             self.load[hit.file_index] = hit
             return
+        if (
+            kind in ("checkpoint_save", "checkpoint_saved", "checkpoint_load")
+            and len(self.saves) < _SAVES
+        ):
+            self.saves.append(hit)
         if hit.signature.progress == "checkpoint_load":
             self.resumed = True
         elif hit.signature.progress == "checkpoint_saved":

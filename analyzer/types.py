@@ -12,11 +12,29 @@ from datetime import datetime, timezone
 from functools import cached_property
 from typing import Any, Literal
 
-Role = Literal["cause", "symptom", "confirmation", "progress"]
+Role = Literal["cause", "symptom", "confirmation", "progress", "setting"]
 Severity = Literal["fatal", "error", "warning", "info"]
 Blame = Literal["node", "rank", "job", "user"]
 
-ROLES: tuple[Role, ...] = ("cause", "symptom", "confirmation", "progress")
+ROLES: tuple[Role, ...] = ("cause", "symptom", "confirmation", "progress", "setting")
+# Lines that are data about the run, not events of a failure: progress (the timelines)
+# and settings (how the job is set up for recovery: analyzer.readiness). Never a
+# candidate, wherever they sit (in quotes, beside a failure on the same line).
+DATA_ROLES: tuple[Role, ...] = ("progress", "setting")
+# what a setting line states (analyzer.readiness reads each kind)
+Setting = Literal[
+    "restarts_allowed", "restarted", "collective_timeout", "op_retry", "saved_state",
+    "fresh_start", "not_reentrant",
+]  # fmt: skip
+SETTING_KINDS: tuple[Setting, ...] = (
+    "restarts_allowed",
+    "restarted",
+    "collective_timeout",
+    "op_retry",
+    "saved_state",
+    "fresh_start",
+    "not_reentrant",
+)
 # checkpoint_save: a save began (a pause is expected); checkpoint_saved: it is complete;
 # work: a bar of the rank's own work that is not a training step (tokenising a dataset,
 # an evaluation loop): the other ranks wait in a collective while it runs;
@@ -112,6 +130,7 @@ class Signature:
     min_count: int = 1
     completion: bool = False
     progress: Progress | None = None
+    setting: Setting | None = None
     # (category, frame regex): the more specific reading of a line raised inside such a
     # frame (a FileNotFoundError while loading a checkpoint is checkpoint_corrupt)
     raised_in: tuple[tuple[str, str], ...] = ()

@@ -19,7 +19,7 @@ from . import flight
 from .analysis import Analyzer, PathArg, Settings
 from .job import path_who
 from .sources import SourceNotes, Unit, iter_units, open_regular
-from .types import Hit, LogTime, Verdict
+from .types import DATA_ROLES, Hit, LogTime, Verdict
 
 _READ_CAP = 64 << 20  # per file and poll: one huge burst cannot stall the others
 _POLL_CAP = 256 << 20  # per poll, all files: a poll is bounded whatever the files do
@@ -107,7 +107,7 @@ class Watcher:
         self._reported = _Reported()
 
     def _on_hit(self, hit: Hit) -> None:
-        if hit.signature.role != "progress":
+        if hit.signature.role not in DATA_ROLES:
             self._fresh = True
 
     def _read(self, unit: Unit) -> None:

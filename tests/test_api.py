@@ -33,12 +33,14 @@ def test_public_api_is_small_and_explicit() -> None:
         "LogTime",
         "PatternError",
         "PatternSet",
+        "Readiness",
         "RootCause",
         "Settings",
         "Stats",
         "Verdict",
         "analyze",
         "load_patterns",
+        "readiness",
     }
 
 

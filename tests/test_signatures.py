@@ -15,7 +15,7 @@ from conftest import DEMO_PATTERNS
 from analyzer import automaton, signatures
 from analyzer.analysis import Settings
 from analyzer.automaton import available_engines
-from analyzer.matcher import Matcher
+from analyzer.matcher import Matcher, kind_of
 from analyzer.signatures import KEY_ORDER, load_patterns
 from analyzer.types import PatternError
 
@@ -47,7 +47,7 @@ def test_builtin_example(engine_name: str, sig_id: str, index: int) -> None:
         others = {
             o
             for o in set(got) - {sig_id} - set(sig.overlaps)
-            if (BUILTIN.get(o).role == "progress") == (sig.role == "progress")  # type: ignore[union-attr]
+            if kind_of(BUILTIN.get(o)) == kind_of(sig)  # type: ignore[arg-type]
         }
         assert not others, f"collides with {sorted(others)}"
     else:

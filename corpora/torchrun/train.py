@@ -19,7 +19,8 @@ Environment:
   ``run_multinode.py``; anywhere else it refuses with a ``RuntimeError``).
 - ``FAULT_RANK`` (default 1) and ``FAULT_STEP`` (default 120) select where;
   ``FAULT_ATTEMPTS`` (e.g. ``0``; default: every attempt) in which attempts of a
-  supervised run (``HA_ATTEMPT``, set by ``ha-run``) the fault happens.
+  supervised run (``HA_ATTEMPT``, set by ``ha-run``, else torchrun's
+  ``TORCHELASTIC_RESTART_COUNT`` under ``--max-restarts``) the fault happens.
 - ``RESUME=1`` (or ``HA_RESUME=1``, set by ``ha-run`` on a restart): continue from the
   newest checkpoint in ``CKPT_DIR``.
 - ``STEPS`` (300), ``LOG_EVERY`` (10), ``CKPT_EVERY`` (100), ``CKPT_DIR`` (``checkpoints``),
@@ -231,7 +232,8 @@ def main() -> int:
     ckpt_dir = os.environ.get("CKPT_DIR", "checkpoints")
     pg_timeout = int(os.environ.get("PG_TIMEOUT", "20"))
     attempts = os.environ.get("FAULT_ATTEMPTS")
-    this_attempt = os.environ.get("HA_ATTEMPT", "0")
+    # the attempt: ha-run's, else torchrun's own restart count (--max-restarts)
+    this_attempt = os.environ.get("HA_ATTEMPT") or os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")
     faulty = (
         fault != "none"
         and rank == fault_rank
@@ -315,7 +317,9 @@ def main() -> int:
             dt = (time.time() - t0) / (step - first + 1)
             style = os.environ.get("LOG_STYLE", "logging")
             if style == "logging":
-                logger.info("step %d/%d loss %.4f (%.1f ms/step)", step, steps, loss_value, dt * 1e3)
+                logger.info(
+                    "step %d/%d loss %.4f (%.1f ms/step)", step, steps, loss_value, dt * 1e3
+                )
             else:  # another trainer's step line, printed as that trainer prints it
                 print(step_line(style, step, steps, loss_value, dt), flush=True)
         if step % ckpt_every == 0:

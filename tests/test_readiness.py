@@ -1,0 +1,192 @@
+"""HA readiness (analyzer.readiness): the rows the logs of a job decide, and only those.
+
+corpora/readiness/runs/ holds real torchrun runs with known settings
+(corpora/readiness/run_all.py); the lines of other stacks come from the signatures' own
+real examples (patterns/readiness.yaml).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from conftest import REPO
+
+from analyzer import analyze, readiness
+from analyzer.cli import main
+from analyzer.readiness import FEATURES, NAMES, SCHEMA, where
+
+RUNS = REPO / "corpora" / "readiness" / "runs"
+
+
+def _runs() -> list[Path]:
+    return sorted(p for p in RUNS.iterdir() if (p / "label.json").is_file())
+
+
+def _label(run: Path) -> dict[str, Any]:
+    label: dict[str, Any] = json.loads((run / "label.json").read_text())
+    return label
+
+
+@pytest.mark.parametrize("run", _runs(), ids=lambda p: p.name)
+def test_real_runs_get_every_labelled_row_right(run: Path) -> None:
+    label = _label(run)
+    table = readiness(run, label["scenario"])
+    got = {r.feature: r.state for r in table.rows}
+    assert {k: got[k] for k in label["rows"]} == label["rows"], table
+    assert [r.feature for r in table.rows] == list(FEATURES)
+    for row in table.rows:
+        if row.state != "cannot_tell" and row.feature != "failure_analysis":
+            assert row.evidence, row  # a decided row cites its line
+
+
+def test_the_corpus_covers_restart_budgets_and_checkpoint_places() -> None:
+    assert {p.name for p in _runs()} >= {
+        "elastic-restart",
+        "no-restart-budget",
+        "local-checkpoints",
+        "default-logging",
+    }
+    assert all(_label(p)["torch"] == "2.13.0" for p in _runs())
+
+
+def _table(tmp_path: Path, lines: list[str], scenario: str | None = None) -> Any:
+    (tmp_path / "rank_0.log").write_text("\n".join(lines) + "\n")
+    return readiness(tmp_path, scenario)  # type: ignore[arg-type]
+
+
+def test_a_setting_line_is_data_never_a_failure(tmp_path: Path) -> None:
+    lines = [
+        "  max_restarts             : 0",
+        "[INFO] HCCL(1,t):2026-01-06-15:38:29.881.882 [externalinput.cc:558] [1][HCCL_ENV] "
+        "HCCL_EXEC_TIMEOUT set by default to [1836]s",
+    ]
+    (tmp_path / "rank_0.log").write_text("\n".join(lines) + "\n")
+    v = analyze(tmp_path)
+    assert v.category == "none" and not v.findings
+
+
+def test_hccl_plog_settings_decide_the_timeout_and_retry_rows(tmp_path: Path) -> None:
+    prefix = (
+        "[INFO] HCCL(1595259,train):2026-01-06-15:38:29.881.882 [externalinput.cc:558] [1595259]"
+    )
+    table = _table(
+        tmp_path,
+        [
+            f"{prefix}[HCCL_ENV] HCCL_EXEC_TIMEOUT set by default to [1836]s",
+            f"{prefix}[HCCL_ENV][ParseRetryEnable] HCCL_OP_RETRY_ENABLE set by environment "
+            "variable to [L0:0,L1:1,L2:1].",
+        ],
+        "large_model",
+    )
+    hang, retry = table.row("hang_detection"), table.row("operator_retry")
+    assert hang.state == "missing" and "31 min" in hang.detail  # over half an hour
+    assert retry.state == "in_place" and retry.need == "recommended"
+    off = _table(
+        tmp_path,
+        [
+            f"{prefix}[HCCL_ENV][ParseRetryEnable] HCCL_OP_RETRY_ENABLE set by default to [L0:0,L1:0,L2:0]."
+        ],
+    )
+    assert off.row("operator_retry").state == "missing"
+
+
+def test_a_short_collective_timeout_is_in_place(tmp_path: Path) -> None:
+    table = _table(tmp_path, ["  distributed_timeout_minutes ..................... 10"])
+    row = table.row("hang_detection")
+    assert row.state == "in_place" and "10.0 min" in row.detail
+
+
+def test_a_script_that_cannot_start_again_is_missing_resume(tmp_path: Path) -> None:
+    table = _table(
+        tmp_path,
+        [
+            "[INFO] saved checkpoint to /lustre/job/checkpoint-100.pt",
+            "ValueError: Output directory (/out/gpt2) already exists and is not empty. "
+            "Use --overwrite_output_dir to overcome.",
+        ],
+    )
+    row = table.row("checkpoint_resume")
+    assert row.state == "missing" and "fails when it starts again" in row.detail
+
+
+def test_a_fresh_start_after_saves_is_missing_resume(tmp_path: Path) -> None:
+    table = _table(
+        tmp_path,
+        [
+            "[INFO] saved checkpoint to /lustre/job/checkpoint-100.pt",
+            "WARNING: could not find the metadata file /lustre/job/latest_checkpointed_iteration.txt",
+            "    will not load any checkpoints and will start from random",
+        ],
+        "multi_node",
+    )
+    assert table.row("checkpoint_resume").state == "missing"
+
+
+def test_checkpoints_on_shared_storage_are_in_place_for_a_multi_node_job(tmp_path: Path) -> None:
+    table = _table(
+        tmp_path,
+        [
+            "2024-01-01 10:00:00,000 [INFO] saved checkpoint to /lustre/job/checkpoint-100.pt",
+            "2024-01-01 10:30:00,000 [INFO] saved checkpoint to /lustre/job/checkpoint-200.pt",
+            "2024-01-01 11:00:00,000 [INFO] saved checkpoint to /lustre/job/checkpoint-300.pt",
+        ],
+        "multi_node",
+    )
+    row = table.row("checkpoint_resume")
+    assert row.state == "in_place" and "every 100 steps, every 30.0 min" in row.detail
+
+
+@pytest.mark.parametrize(
+    ("path", "place"),
+    [
+        ("s3://bucket/ckpt", "shared"),
+        ("obs://bucket/run/ckpt", "shared"),
+        ("/lustre/proj/ckpt", "shared"),
+        ("/fsx/run/checkpoints/step-10", "shared"),
+        ("/mnt/sfs_turbo/ckpt", "shared"),
+        ("/opt/ml/checkpoints/step_1", "shared"),
+        ("/tmp/ckpt", "local"),
+        ("/cache/ckpt", "local"),
+        ("/dev/shm/ckpt", "local"),
+        ("/root/ckpt", "local"),
+        ("/nvme0/ckpt", "local"),
+        ("checkpoints/checkpoint-100.pt", "unknown"),
+        ("/data/ckpt", "unknown"),
+        ("/tmpfoo/ckpt", "unknown"),
+    ],
+)
+def test_checkpoint_paths_are_placed_shared_or_local(path: str, place: str) -> None:
+    assert where(path) == place
+
+
+def test_no_save_line_cannot_tell_never_missing(tmp_path: Path) -> None:
+    """HF Trainer logs its saves at INFO, below its default level: steps and no save
+    line say nothing about checkpoints."""
+    table = _table(tmp_path, ["{'loss': 1.2, 'learning_rate': 1e-05, 'epoch': 0.1}"] * 3)
+    assert table.row("checkpoint_resume").state == "cannot_tell"
+
+
+def test_the_cli_prints_the_table_as_json_and_in_chinese() -> None:
+    run = RUNS / "no-restart-budget"
+    out = CliRunner().invoke(main, ["readiness", str(run), "--format", "json"])
+    assert out.exit_code == 0, out.output
+    doc = json.loads(out.output)
+    assert doc["schema"] == SCHEMA and doc["scenario"] == "single_node"
+    assert {r["feature"]: r["state"] for r in doc["rows"]}["auto_restart"] == "missing"
+    zh = CliRunner().invoke(main, ["readiness", str(run), "--lang", "zh"])
+    assert zh.exit_code == 0 and "自动重启" in zh.output and "缺失" in zh.output
+    assert set(NAMES["zh"]) == set(FEATURES)
+
+
+def test_a_bad_scenario_is_a_clear_error() -> None:
+    out = CliRunner().invoke(main, ["readiness", str(RUNS / "default-logging"), "--scenario", "x"])
+    assert out.exit_code == 2 and "x" in out.output
+
+
+def test_readme_counts_the_corpus() -> None:
+    readme = (REPO / "README.md").read_text()
+    assert f"`corpora/readiness/runs/` holds {len(_runs())} real torchrun runs" in readme
