@@ -21,7 +21,7 @@ from dataclasses import dataclass, fields, replace
 from datetime import datetime, timezone
 from functools import lru_cache, partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from . import classifier, flight
 from .automaton import available_engines
@@ -42,6 +42,7 @@ from .types import AnalyzerError, Hit, LogTime, Stats, Verdict, Who
 from .verdict import decide
 
 PathArg = str | os.PathLike[str]
+T = TypeVar("T")
 
 # Under a deadline: the share of it for reading (the rest is for the verdict and the
 # margin), and how much of the end of each large plain file is read first.
@@ -481,23 +482,7 @@ def analyze(
     analysis). `stats.seconds` is the whole call, a deadline's first pass included.
     """
     started = time.perf_counter()
-    s = settings or Settings()
-    if options:
-        s = replace(s, **_known(options))
-    path_list = _normalise_paths(paths)
-    job = Analyzer(s)
-    with _reporting(progress, lambda: job):
-        if s.deadline is None:
-            job.read_paths(path_list)
-        else:
-            stop_at = time.monotonic() + s.deadline * _SCAN_SHARE
-            job.read_paths(path_list, stop_at, TAIL_FIRST)
-            if job.reading.tails and time.monotonic() < stop_at:
-                first, job = job, Analyzer(s)
-                job.read_paths(path_list, stop_at)
-                if not job.stats().complete:
-                    job = first
-        v = job.verdict()
+    v = read_job(paths, _with(settings, options), Analyzer.verdict, progress)
     return replace(v, stats=replace(v.stats, seconds=time.perf_counter() - started))
 
 
@@ -511,14 +496,41 @@ def readiness(
     show, with the evidence line, and a state (in_place, missing, cannot_tell).
     `scenario`: single_node, multi_node or large_model; None infers it from the logs.
     `settings` and `options` as for `analyze()`."""
-    s = settings or Settings()
-    if options:
-        s = replace(s, **_known(options))
     if scenario is not None and scenario not in SCENARIOS:
         raise AnalyzerError(f"scenario must be one of {', '.join(SCENARIOS)}, not {scenario!r}")
-    job = Analyzer(s)
-    job.read_paths(_normalise_paths(paths))
-    return job.readiness(scenario)
+    return read_job(paths, _with(settings, options), lambda job: job.readiness(scenario))
+
+
+def _with(settings: Settings | None, options: dict[str, Any]) -> Settings:
+    s = settings or Settings()
+    return replace(s, **_known(options)) if options else s
+
+
+def read_job(
+    paths: PathArg | Iterable[PathArg],
+    settings: Settings,
+    then: Callable[[Analyzer], T],
+    progress: Callable[[Stats], None] | None = None,
+) -> T:
+    """`then` of an Analyzer that has read one job's inputs: everything, or under the
+    settings' deadline the tails of large files first and then all that time allows
+    (the fuller reading is kept only when it completed); `progress` sees the reading
+    and `then` (deciding takes time too). analyze(), readiness() and batch read through
+    it, so a job's verdict and its readiness table rest on one reading."""
+    path_list = _normalise_paths(paths)
+    job = Analyzer(settings)
+    with _reporting(progress, lambda: job):
+        if settings.deadline is None:
+            job.read_paths(path_list)
+        else:
+            stop_at = time.monotonic() + settings.deadline * _SCAN_SHARE
+            job.read_paths(path_list, stop_at, TAIL_FIRST)
+            if job.reading.tails and time.monotonic() < stop_at:
+                first, job = job, Analyzer(settings)
+                job.read_paths(path_list, stop_at)
+                if not job.stats().complete:
+                    job = first
+        return then(job)
 
 
 @contextmanager

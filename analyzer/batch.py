@@ -26,7 +26,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .analysis import Settings, analyze
+from .analysis import Analyzer, Settings, read_job
+from .readiness import FEATURES, Readiness
 from .redact import label
 from .sources import SourceNotes, iter_units
 from .types import AnalyzerError, Verdict
@@ -71,6 +72,9 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("lines", "int64"),
     ("bytes", "int64"),
     ("complete", "bool"),
+    # HA readiness (analyzer.readiness): the scenario and each row's state
+    ("scenario", "string"),
+    *((f"ready_{feature}", "string") for feature in FEATURES),
     ("analysis_seconds", "float64"),
     ("analyzed_at", "string"),
     ("error", "string"),
@@ -166,7 +170,7 @@ def analyse_job(
     started = time.perf_counter()
     try:
         row["fingerprint"] = job.fingerprint or fingerprint(job.path)
-        v = analyze(job.path, settings)
+        v, ready = read_job(job.path, settings or Settings(), _both)
     except Exception as e:  # one broken job must not end the batch
         row["error"] = label(f"{type(e).__name__}: {e}")  # a path in it is a name
         row["analysis_seconds"] = time.perf_counter() - started
@@ -201,6 +205,8 @@ def analyse_job(
         lines=v.stats.lines,
         bytes=v.stats.bytes,
         complete=v.stats.complete,
+        scenario=ready.scenario,
+        **{f"ready_{r.feature}": r.state for r in ready.rows},
         analysis_seconds=time.perf_counter() - started,
     )
     findings = [
@@ -219,6 +225,11 @@ def analyse_job(
         for f in v.findings
     ]
     return row, findings
+
+
+def _both(job: Analyzer) -> tuple[Verdict, Readiness]:
+    """A job's verdict and its readiness table, from one reading."""
+    return job.verdict(), job.readiness()
 
 
 def _cost(v: Verdict) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .readiness import FEATURES, NAMES
 from .taxonomy import category_name, recovery_name
 from .templates import mine
 from .types import AnalyzerError
@@ -207,6 +208,41 @@ def _hours(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
     return out
 
 
+def readiness_counts(rows: Sequence[dict[str, Any]]) -> list[tuple[str, int, int, int]]:
+    """Per readiness row: jobs in place, missing, cannot tell (tables without the
+    columns, written before them, count nowhere)."""
+    out = []
+    for feature in FEATURES:
+        states = Counter(r.get(f"ready_{feature}") for r in rows)
+        out.append((feature, states["in_place"], states["missing"], states["cannot_tell"]))
+    return out
+
+
+def not_resumable(failed: Sequence[dict[str, Any]]) -> tuple[int, int, float]:
+    """Failed jobs that could not have been resumed (their checkpoint resume row is
+    missing: no checkpoint, a node-local one, a script that refuses to start again),
+    those the logs cannot tell about, and the accelerator hours the first group's
+    restart from scratch repeats."""
+    missing = [r for r in failed if r.get("ready_checkpoint_resume") == "missing"]
+    unknown = sum(1 for r in failed if r.get("ready_checkpoint_resume") == "cannot_tell")
+    hours = sum(float(r["gpu_hours"]) for r in missing if r.get("gpu_hours") not in (None, ""))
+    return len(missing), unknown, hours
+
+
+def _readiness(rows: Sequence[dict[str, Any]], failed: Sequence[dict[str, Any]]) -> str:
+    missing, unknown, hours = not_resumable(failed)
+    share = f"{missing / len(failed):.0%}" if failed else "-"
+    return (
+        f"<p>{missing} of {len(failed)} failed jobs ({share}) could not have been resumed "
+        f"from a checkpoint; their restart from scratch repeats {hours:,.0f} accelerator "
+        f"hours. The logs of {unknown} more cannot tell.</p>"
+        + _table(
+            ["feature", "in place", "missing", "cannot tell"],
+            [(NAMES["en"][f], *n) for f, *n in readiness_counts(rows)],
+        )
+    )
+
+
 def render(rows: Sequence[dict[str, Any]], title: str = "ha-analyze batch report") -> str:
     failed = [r for r in rows if r.get("category") not in (None, "none")]
     cats = Counter(r["category"] for r in failed)
@@ -246,6 +282,8 @@ def render(rows: Sequence[dict[str, Any]], title: str = "ha-analyze batch report
         "<p class=dim>ranks x steps reached x median step time, where the logs show steps "
         "and their times; a restart from scratch repeats these hours, one from the newest "
         "checkpoint only the steps past it.</p>",
+        "<h2>HA readiness</h2>",
+        _readiness(rows, failed),
         "<h2>Failures over time</h2>",
         _timeline(rows, colours),
         "<h2>Top root-cause signatures</h2>",

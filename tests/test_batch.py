@@ -74,14 +74,14 @@ def test_a_rerun_skips_unchanged_jobs_and_redoes_changed_ones(tmp_path: Path) ->
 
 def test_a_broken_job_is_a_row_with_its_error(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     _jobs(tmp_path / "root", 2)
-    real = batch.analyze
+    real = batch.read_job
 
     def flaky(path, *args, **kw):  # type: ignore[no-untyped-def]
         if Path(path).name == "job-001":
             raise RuntimeError("simulated bug")
         return real(path, *args, **kw)
 
-    monkeypatch.setattr(batch, "analyze", flaky)
+    monkeypatch.setattr(batch, "read_job", flaky)
     out = tmp_path / "v.csv"
     res = run_batch([tmp_path / "root"], out, workers=1)
     assert res.errors == 1 and res.jobs == 3

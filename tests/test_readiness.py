@@ -190,3 +190,28 @@ def test_a_bad_scenario_is_a_clear_error() -> None:
 def test_readme_counts_the_corpus() -> None:
     readme = (REPO / "README.md").read_text()
     assert f"`corpora/readiness/runs/` holds {len(_runs())} real torchrun runs" in readme
+
+
+def test_the_batch_table_has_a_readiness_column_per_row_and_the_report_a_section(
+    tmp_path: Path,
+) -> None:
+    from analyzer.batch import analyze_many
+    from analyzer.report import not_resumable, render
+
+    frame = analyze_many([RUNS], workers=1)
+    by_job = {r["job_id"]: r for r in frame.to_dict("records")}
+    assert set(by_job) == {p.name for p in _runs()}
+    for run in _runs():
+        label, row = _label(run), by_job[run.name]
+        if label["scenario"] is None:  # the batch infers every job's scenario
+            for feature, state in label["rows"].items():
+                assert row[f"ready_{feature}"] == state, (run.name, feature)
+    rows = [
+        {"category": "hang", "ready_checkpoint_resume": "missing", "gpu_hours": 40.0},
+        {"category": "hang", "ready_checkpoint_resume": "cannot_tell", "gpu_hours": 5.0},
+        {"category": "device_fault", "ready_checkpoint_resume": "in_place", "gpu_hours": 9.0},
+    ]
+    assert not_resumable(rows) == (1, 1, 40.0)
+    page = render([{**r, "job_id": str(i)} for i, r in enumerate(rows)])
+    assert "1 of 3 failed jobs (33%) could not have been resumed" in page
+    assert "repeats 40 accelerator hours" in page
