@@ -215,3 +215,18 @@ def test_the_batch_table_has_a_readiness_column_per_row_and_the_report_a_section
     page = render([{**r, "job_id": str(i)} for i, r in enumerate(rows)])
     assert "1 of 3 failed jobs (33%) could not have been resumed" in page
     assert "repeats 40 accelerator hours" in page
+
+
+def test_a_resume_line_shows_the_restart_resumed(tmp_path: Path) -> None:
+    table = _table(
+        tmp_path,
+        [
+            "12/02/2024 16:03:31 - INFO - accelerate.accelerator - Saving current state to "
+            "/lustre/run/checkpoint-6928",
+            "12/02/2024 17:10:02 - INFO - accelerate.accelerator - Loading states from "
+            "/lustre/run/checkpoint-6928",
+        ],
+        "multi_node",
+    )
+    row = table.row("checkpoint_resume")
+    assert row.state == "in_place" and "resumed: " in row.detail and len(row.evidence) == 2
