@@ -73,7 +73,9 @@ NAMES = {
 }
 
 # Scenario thresholds, when the caller names none: a job of two nodes or more is
-# multi-node; multi-node and running three days or longer, a long-running large-model job.
+# multi-node; one of 10B parameters or more, or multi-node and running three days or
+# longer, a long-running large-model job.
+_LARGE_PARAMS = 10e9
 _LONG_RUN_S = 3 * 86400
 
 # Where a checkpoint path lives (corpora/readiness/FORMATS.md section 7): object stores
@@ -149,9 +151,11 @@ def assess(
     hosts = set(ev.job.rank_host.values())
     nodes = max(len(hosts), 2 if ev.job.multi_node else 1)
     given = scenario is not None
-    chosen, why = (scenario, "given") if scenario is not None else _infer(ev, ranks, nodes)
-    k = SCENARIOS.index(chosen)
     settings = _by_kind(ev.settings)
+    chosen, why = (
+        (scenario, "given") if scenario is not None else _infer(ev, settings, ranks, nodes)
+    )
+    k = SCENARIOS.index(chosen)
     rows = [
         _checkpoint_row(ev, settings, chosen),
         _restart_row(ev, settings),
@@ -183,15 +187,35 @@ def assess(
     return Readiness(chosen, given, why, out, ranks, nodes)
 
 
-def _infer(ev: Evidence, ranks: int, nodes: int) -> tuple[Scenario, str]:
-    """The scenario the logs show; the parameter count is not read yet (say
-    `--scenario large_model` for a large model on few nodes)."""
+def _infer(
+    ev: Evidence, settings: dict[str, list[Hit]], ranks: int, nodes: int
+) -> tuple[Scenario, str]:
+    """The scenario the logs show: the model's size, the nodes, the run's length."""
+    params = _parameters(settings.get("model_size", []))
+    if params is not None and params >= _LARGE_PARAMS:
+        return "large_model", f"{params / 1e9:.1f}B parameters"
     span = _span(ev)
     if nodes >= 2 and span is not None and span >= _LONG_RUN_S:
         return "large_model", f"{nodes} nodes for {span / 86400:.1f} days"
     if nodes >= 2:
         return "multi_node", f"{nodes} nodes, {ranks} ranks"
     return "single_node", f"{nodes or 1} node, {ranks} ranks"
+
+
+def _parameters(lines: Sequence[Hit]) -> float | None:
+    """The model's parameter count: the largest a trainer prints, or Megatron's count
+    per (tensor, pipeline) shard summed over the shards."""
+    whole: list[int] = []
+    shards: dict[tuple[str, str], int] = {}
+    for h in lines:
+        n = int(h.captures.get("parameters", "").replace(",", "") or 0)
+        if "tp" in h.captures:
+            key = (h.captures["tp"], h.captures.get("pp", "0"))
+            shards[key] = max(shards.get(key, 0), n)
+        else:
+            whole.append(n)
+    total = max([*whole, sum(shards.values())])
+    return float(total) if total else None
 
 
 def _span(ev: Evidence) -> float | None:

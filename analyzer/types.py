@@ -24,7 +24,7 @@ DATA_ROLES: tuple[Role, ...] = ("progress", "setting")
 # what a setting line states (analyzer.readiness reads each kind)
 Setting = Literal[
     "restarts_allowed", "restarted", "collective_timeout", "op_retry", "saved_state",
-    "fresh_start", "not_reentrant",
+    "fresh_start", "not_reentrant", "model_size",
 ]  # fmt: skip
 SETTING_KINDS: tuple[Setting, ...] = (
     "restarts_allowed",
@@ -34,6 +34,7 @@ SETTING_KINDS: tuple[Setting, ...] = (
     "saved_state",
     "fresh_start",
     "not_reentrant",
+    "model_size",
 )
 # checkpoint_save: a save began (a pause is expected); checkpoint_saved: it is complete;
 # work: a bar of the rank's own work that is not a training step (tokenising a dataset,

@@ -230,3 +230,22 @@ def test_a_resume_line_shows_the_restart_resumed(tmp_path: Path) -> None:
     )
     row = table.row("checkpoint_resume")
     assert row.state == "in_place" and "resumed: " in row.detail and len(row.evidence) == 2
+
+
+def test_the_parameter_count_makes_a_large_model_job(tmp_path: Path) -> None:
+    """Megatron prints one count per (tensor, pipeline) shard: they add up; a trainer's
+    own total is taken as it is."""
+    shards = [
+        f" > number of parameters on (tensor, pipeline) model parallel rank ({t}, {p}): 1712590848"
+        for t in range(2)
+        for p in range(4)
+    ]
+    big = _table(tmp_path, shards + shards[:2])  # a shard printed twice counts once
+    assert big.scenario == "large_model" and big.scenario_why == "13.7B parameters"
+    small = _table(tmp_path, ["  Number of trainable parameters = 124,439,808"])
+    assert small.scenario == "single_node"
+    titan = _table(
+        tmp_path,
+        ["[rank0]:[titan] - root - INFO - Model llama3 70B size: 70,553,706,496 total parameters"],
+    )
+    assert titan.scenario == "large_model" and titan.row("checkpoint_resume").need == "required"
