@@ -28,6 +28,7 @@ from datetime import datetime, timezone
 from pathlib import PurePosixPath
 
 from . import stacks
+from .job import path_attempt
 
 # A dump larger than this is not read (a 2,000-entry NCCL buffer with stacks is ~3 MiB)
 MAX_BYTES = 64 << 20
@@ -265,24 +266,20 @@ class Finding:
     line: str
 
 
-# A bundle of several attempts holds a dump set per attempt (ha-run's attempt_N/flight/,
-# torchrun's <run>/attempt_N/): sequence ids start again in each, so sets are matched
-# apart. Within an attempt, dumps in different folders (one per node) are one set.
-_ATTEMPT = re.compile(r"(?:^|/)(attempt[_-]?\d+|restart[_-]?\d+)(?:/|$)", re.IGNORECASE)
-
-
 class Records:
     """The dumps read so far; a worker keeps its own and the parent absorbs it."""
 
     def __init__(self) -> None:
-        self.dumps: dict[tuple[str, int], Dump] = {}  # by attempt and rank
+        self.dumps: dict[tuple[int | None, int], Dump] = {}  # by attempt and rank
         self.added = 0  # dumps added so far: a new one means a new match
 
     def add(self, dump: Dump) -> None:
         """A rank's dump; of two dumps of one rank the later-written one counts."""
         self.added += 1
-        attempt = _ATTEMPT.search(dump.name.replace("!", "/"))
-        key = (attempt[1] if attempt else "", dump.rank)
+        # a bundle of several attempts holds a dump set per attempt (job.path_attempt):
+        # sequence ids start again in each, so sets are matched apart; within one,
+        # dumps in different folders (one per node) are one set
+        key = (path_attempt(dump.name), dump.rank)
         held = self.dumps.get(key)
         if held is None or _last_time(dump) >= _last_time(held):
             self.dumps[key] = dump
@@ -293,8 +290,10 @@ class Records:
 
     def findings(self) -> list[Finding]:
         """Where the ranks' records diverge, as lines: per attempt, for two dumps or more."""
-        sets: dict[str, dict[int, Dump]] = {}
-        for (attempt, rank), dump in sorted(self.dumps.items()):
+        sets: dict[int | None, dict[int, Dump]] = {}
+        for (attempt, rank), dump in sorted(
+            self.dumps.items(), key=lambda kv: (kv[0][0] or 0, kv[0][1])
+        ):
             sets.setdefault(attempt, {})[rank] = dump
         out: list[Finding] = []
         for dumps in sets.values():

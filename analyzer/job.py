@@ -113,6 +113,16 @@ def path_who(name: str) -> Who:
     )
 
 
+# an attempt's folder: torchrun's --log-dir (<run>/attempt_N/), ha-run's attempt_N/
+_PATH_ATTEMPT = re.compile(r"(?:^|/)(?:attempt|restart)[_-]?(\d{1,6})(?:/|$)", re.IGNORECASE)
+
+
+def path_attempt(name: str) -> int | None:
+    """The attempt a path's folders name (the innermost), or None."""
+    found = _PATH_ATTEMPT.findall(name.replace("\\", "/").replace("!", "/"))
+    return int(found[-1]) if found else None
+
+
 def path_hosts(name: str) -> list[str]:
     """Candidate hosts a path names, innermost first."""
     posix = name.replace("\\", "/").replace("!", "/")

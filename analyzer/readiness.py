@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from .correlate import Evidence
+from .job import path_attempt
 from .timeline import checkpoint_step
 from .types import Hit, Stats
 from .verdict import render_message
@@ -341,20 +342,15 @@ def _cadence(saves: list[Hit]) -> str:
     return ", ".join(out)
 
 
-# a later attempt's folder: torchrun's --log-dir (<run>/attempt_N/), ha-run's attempt_N/
-_LATER_ATTEMPT = re.compile(r"(?:^|/)attempt_([1-9]\d{0,5})/")
-
-
 def _restart_row(ev: Evidence, settings: dict[str, list[Hit]]) -> Row:
     restarted = settings.get("restarted", [])
     allowed = settings.get("restarts_allowed", [])
     if restarted:
         return _row("auto_restart", "in_place", render_message(restarted[0]), _lines(restarted[:2]))
-    later = sorted({m[1] for n in ev.job.names.values() for m in [_LATER_ATTEMPT.search(n)] if m})
+    later = sorted({a for a in map(path_attempt, ev.job.names.values()) if a})
     if later:
-        return _row(
-            "auto_restart", "in_place", f"the logs hold restarted attempts ({', '.join(later)})"
-        )
+        attempts = ", ".join(map(str, later))
+        return _row("auto_restart", "in_place", f"the logs hold restarted attempts ({attempts})")
     values = [int(v) for v in (h.captures.get("value", "") for h in allowed) if v.isdigit()]
     if values:
         shown = _lines(allowed[:2])

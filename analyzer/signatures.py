@@ -326,22 +326,8 @@ def _parse_signature(
         raise fail("completion", "must be true or false")
     if completion and d["severity"] != "info":
         raise fail("completion", "a completion marker must have severity info")
-    progress = d.get("progress")
-    if (d["role"] == "progress") != (progress is not None):
-        raise fail("progress", "role 'progress' and a 'progress' kind go together")
-    if progress is not None:
-        if not _one_of(progress, PROGRESS_KINDS):
-            raise fail("progress", f"must be one of {', '.join(PROGRESS_KINDS)}")
-        if d["severity"] != "info":
-            raise fail("severity", "a progress signature has severity info")
-    setting = d.get("setting")
-    if (d["role"] == "setting") != (setting is not None):
-        raise fail("setting", "role 'setting' and a 'setting' kind go together")
-    if setting is not None:
-        if not _one_of(setting, SETTING_KINDS):
-            raise fail("setting", f"must be one of {', '.join(SETTING_KINDS)}")
-        if d["severity"] != "info":
-            raise fail("severity", "a setting signature has severity info")
+    progress = _data_kind(d, "progress", PROGRESS_KINDS, fail)
+    setting = _data_kind(d, "setting", SETTING_KINDS, fail)
     raised_in = _raised_in(d.get("raised_in"), fail)
     stack = d.get("stack")
     if stack is not None and not _one_of(stack, ("first", "last")):
@@ -434,6 +420,20 @@ def section(description: str, heading: str) -> str:
         return ""
     body = description.split(marker, 1)[1].split("\n### ", 1)[0]
     return " ".join(body.split())
+
+
+def _data_kind(d: dict[str, Any], role: str, kinds: tuple[str, ...], fail: Any) -> Any:
+    """The kind a data role's signature names (`progress: step`, `setting:
+    restarts_allowed`): required with that role, refused without it, severity info."""
+    kind = d.get(role)
+    if (d["role"] == role) != (kind is not None):
+        raise fail(role, f"role '{role}' and a '{role}' kind go together")
+    if kind is not None:
+        if not _one_of(kind, kinds):
+            raise fail(role, f"must be one of {', '.join(kinds)}")
+        if d["severity"] != "info":
+            raise fail("severity", f"a {role} signature has severity info")
+    return kind
 
 
 def _raised_in(value: Any, fail: Any) -> tuple[tuple[str, str], ...]:
