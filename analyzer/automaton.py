@@ -50,6 +50,11 @@ class Automaton(Protocol):
 # Hyperscan compiles large bounded repeats 6x slower (RE2 refuses counts above 1000).
 _MAX_REPEAT = 16
 _WIDE_ESCAPES = ("\\S", "\\W", "\\D")
+# Python's \s without the newline: a class that could match one would let a trailing
+# `\s*$` run on to the next line in a block scan, and the candidate land there
+_SPACE = "\\t\\x0b\\x0c\\r\\x1c-\\x1f "
+_NO_NEWLINE = {"\\s": f"[{_SPACE}]", "\\W": "[^\\w\\n]", "\\D": "[^\\d\\n]"}
+_CLASS_SPACE = re.compile(r"(?<!\\)((?:\\\\)*)\\s")
 _QUANT = re.compile(r"\*\??|\+\??|\?\??|\{(\d*)(,?)(\d*)\}\??")
 
 
@@ -77,6 +82,8 @@ def relax(rx: str, encoding: str = "utf-8") -> tuple[str, bool]:
         if c == "\\" and i + 1 < n:
             atom = rx[i : i + 2]
             wide = atom in _WIDE_ESCAPES
+            # never across a line (below): the exact check sees one line, no newline
+            atom = _NO_NEWLINE.get(atom, atom)
             i += 2
         elif c == "[":
             j = i + 1
@@ -95,7 +102,7 @@ def relax(rx: str, encoding: str = "utf-8") -> tuple[str, bool]:
             elif any(ord(ch) > 127 for ch in body):
                 atom, wide = "[\\x00-\\xff]", True
             else:
-                atom = body
+                atom = _CLASS_SPACE.sub(lambda m: m.group(1) + _SPACE, body)
         elif c in "^$":
             i += 1
             continue

@@ -116,6 +116,20 @@ def test_a_sampled_pattern_never_matches_across_lines(engine: str) -> None:
     assert all(c == (0,) for _, _, c in hits)
 
 
+@pytest.mark.parametrize("engine", ["re2", "hyperscan"])
+def test_a_trailing_space_class_never_runs_into_the_next_line(engine: str) -> None:
+    """`\\s*$`, `\\W` and `\\D` could match the newline: in a block scan the match then
+    ends on the next line (a tqdm redraw, here), which got the candidate instead."""
+    pytest.importorskip(engine)
+    a = build(
+        [(0, r"LINK DOWN\s*$"), (1, r"x\W+y"), (2, r"k\D+v")], engine, [[0], [1], [2]], [None] * 3
+    )
+    block = b"LINK DOWN \n\r 45%|####\nx\ny\nk\nv\nx, y\n"
+    hits = a.scan(block)
+    assert [block[s:e] for s, e, _ in hits] == [b"LINK DOWN ", b"x, y"]
+    assert relax(r"a[\s,]b")[0] == "a[\\t\\x0b\\x0c\\r\\x1c-\\x1f ,]b"
+
+
 def test_hyperscan_database_cache_survives_corruption(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     pytest.importorskip("hyperscan")
     monkeypatch.setenv("HA_ANALYZE_CACHE", str(tmp_path))
