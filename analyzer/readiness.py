@@ -95,7 +95,8 @@ _LOCAL = re.compile(
 # frameworks whose checkpoint saves are printed at default log levels: their step lines
 # without a save line mean no save (torchtitan, Megatron, DeepSpeed, Lightning)
 _SAVES_ALWAYS_PRINTED = frozenset({"megatron", "deepspeed", "lightning", "torchtitan"})
-# a collective timeout longer than this makes every hang cost more than half an hour
+# a collective timeout this long makes every hang cost half an hour or more (issue 21's
+# example: HF's ddp_timeout default, HCCL_EXEC_TIMEOUT's 1836 s)
 _LONG_TIMEOUT_S = 1800.0
 
 
@@ -143,10 +144,132 @@ class Readiness:
         return next(r for r in self.rows if r.feature == feature)
 
 
+# Every detail a row can say, in English and as the platform's Chinese documentation
+# would put it (`--lang zh`); a rule picks one by key and fills it.
+_TEXT: dict[str, tuple[str, str]] = {
+    "given": ("given", "指定"),
+    "params": ("{n:.1f}B parameters", "{n:.1f}B 参数"),
+    "long_run": ("{nodes} nodes for {days:.1f} days", "{nodes} 个节点运行 {days:.1f} 天"),
+    "nodes": ("{nodes} nodes, {ranks} ranks", "{nodes} 个节点、{ranks} 个 rank"),
+    "node": ("{nodes} node, {ranks} ranks", "{nodes} 个节点、{ranks} 个 rank"),
+    "not_reentrant": (
+        "the script fails when it starts again: {line}",
+        "脚本重新启动时失败：{line}",
+    ),
+    "saves_off": (
+        "the job is set to save no checkpoint ({setting})",
+        "作业被设置为不保存检查点（{setting}）",
+    ),
+    "no_saves_printed": (
+        "{families} steps and no checkpoint saved",
+        "{families} 有训练步，但没有保存检查点",
+    ),
+    "no_saves": (
+        "no checkpoint save in the logs (saves may be logged below the level kept)",
+        "日志中没有检查点保存记录（保存日志可能低于所保留的日志级别）",
+    ),
+    "configured": (
+        "checkpoints are configured ({setting}) but none was saved in the logs",
+        "已配置检查点（{setting}），但日志中没有保存记录",
+    ),
+    "saves": ("{n} checkpoint save(s)", "{n} 次检查点保存"),
+    "every_steps": ("every {n} steps", "每 {n} 步"),
+    "every_min": ("every {m:.1f} min", "每 {m:.1f} 分钟"),
+    "every_s": ("every {s:.0f} s", "每 {s:.0f} 秒"),
+    "saved": ("saved: {what}", "已保存：{what}"),
+    "resumed": ("resumed: {line}", "已续训：{line}"),
+    "fresh_later": (
+        "a later start loaded no checkpoint",
+        "之后的一次启动未加载任何检查点",
+    ),
+    "weights_only": (
+        "checkpoints lack the training state ({what}): a resume rebuilds it, the run "
+        "does not continue as it was",
+        "检查点不含训练状态（{what}）：续训时需重建该状态，训练无法原样继续",
+    ),
+    "local": (
+        "checkpoints on a node-local path ({path}): a rescheduled job cannot see them",
+        "检查点位于节点本地路径（{path}）：重调度后的作业无法访问",
+    ),
+    "unknown_place": (
+        "saves seen, but not whether their path is on shared storage",
+        "有检查点保存，但无法判断其路径是否在共享存储上",
+    ),
+    "attempts": (
+        "the logs hold restarted attempts ({attempts})",
+        "日志中有重启后的尝试（{attempts}）",
+    ),
+    "budget": ("the launcher allows {n} restart(s)", "启动器允许重启 {n} 次"),
+    "no_budget": (
+        "the launcher allows no restart (max_restarts 0)",
+        "启动器不允许重启（max_restarts 为 0）",
+    ),
+    "no_restart_setting": (
+        "no restart setting in the logs (torchrun prints its launch config at "
+        "LOGLEVEL=INFO); a platform's restart is not in the job's logs",
+        "日志中没有重启设置（torchrun 仅在 LOGLEVEL=INFO 时打印启动配置）；"
+        "平台的重启不体现在作业日志中",
+    ),
+    "platform": (
+        "a platform setting: the job's logs do not show it",
+        "平台设置：作业日志中看不到",
+    ),
+    "pool": (
+        "a resource-pool capability: the job's logs do not show it",
+        "资源池能力：作业日志中看不到",
+    ),
+    "read": (
+        "{files} files, {lines:,} lines of the job's logs were read",
+        "已读取作业日志 {files} 个文件、{lines:,} 行",
+    ),
+    "unread": ("no log line of the job could be read", "无法读取作业的任何日志行"),
+    "no_timeout": (
+        "no collective timeout or watchdog setting in the logs",
+        "日志中没有集合通信超时或看门狗设置",
+    ),
+    "long_timeout": (
+        "collective timeout {m:.0f} min: a hang costs that long before anything notices "
+        "(lower the timeout, or let the platform detect hangs from the logs)",
+        "集合通信超时为 {m:.0f} 分钟：卡死要这么久才会被发现"
+        "（请调低超时，或由平台根据日志检测卡死）",
+    ),
+    "timeout": ("collective timeout {m:.1f} min", "集合通信超时为 {m:.1f} 分钟"),
+    "no_async": (
+        "TORCH_NCCL_ASYNC_ERROR_HANDLING 0: a timed-out collective does not end the "
+        "process, so the hang goes on",
+        "TORCH_NCCL_ASYNC_ERROR_HANDLING 为 0：集合通信超时后进程不会退出，卡死将持续",
+    ),
+    "no_monitor": (
+        "TORCH_NCCL_ENABLE_MONITORING 0: a stuck watchdog goes unnoticed",
+        "TORCH_NCCL_ENABLE_MONITORING 为 0：看门狗卡住时无法被发现",
+    ),
+    "no_retry": (
+        "no HCCL_OP_RETRY_ENABLE in the logs (CANN prints it to run/plog at INFO)",
+        "日志中没有 HCCL_OP_RETRY_ENABLE（CANN 在 INFO 级别将其写入 run/plog）",
+    ),
+    "retry": ("HCCL_OP_RETRY_ENABLE {value}", "HCCL_OP_RETRY_ENABLE 为 {value}"),
+}
+
+
+@dataclass(frozen=True)
+class _Say:
+    """Renders a detail in the table's language."""
+
+    lang: str
+
+    def __call__(self, key: str, **values: Any) -> str:
+        en, zh = _TEXT[key]
+        return (zh if self.lang == "zh" else en).format(**values)
+
+    def join(self, parts: Sequence[str]) -> str:
+        return ("；" if self.lang == "zh" else "; ").join(parts)
+
+
 def assess(
     ev: Evidence, stats: Stats, scenario: Scenario | None = None, lang: str = "en"
 ) -> Readiness:
     """The readiness table of one job's evidence (analyzer.analysis.Analyzer.evidence)."""
+    say = _Say("zh" if lang == "zh" else "en")
     seen = {p.rank for p in ev.progress if p.rank is not None} | set(ev.job.rank_host)
     ranks = max(ev.job.world, len(seen))
     hosts = set(ev.job.rank_host.values())
@@ -154,33 +277,22 @@ def assess(
     given = scenario is not None
     settings = _by_kind(ev.settings)
     chosen, why = (
-        (scenario, "given") if scenario is not None else _infer(ev, settings, ranks, nodes)
+        (scenario, say("given"))
+        if scenario is not None
+        else _infer(ev, settings, ranks, nodes, say)
     )
     k = SCENARIOS.index(chosen)
+    read = say("read", files=stats.files, lines=stats.lines) if stats.lines else say("unread")
     rows = [
-        _checkpoint_row(ev, settings, chosen),
-        _restart_row(ev, settings),
-        _row(
-            "unconditional_restart",
-            "cannot_tell",
-            "a platform setting: the job's logs do not show it",
-        ),
-        _hang_row(ev, settings),
-        _retry_row(ev, settings),
-        _row(
-            "rescheduling",
-            "cannot_tell",
-            "a resource-pool capability: the job's logs do not show it",
-        ),
-        _row(
-            "failure_analysis",
-            "in_place" if stats.lines else "missing",
-            f"{stats.files} files, {stats.lines:,} lines of the job's logs were read"
-            if stats.lines
-            else "no log line of the job could be read",
-        ),
+        _checkpoint_row(ev, settings, chosen, say),
+        _restart_row(ev, settings, say),
+        _row("unconditional_restart", "cannot_tell", say("platform")),
+        _hang_row(ev, settings, say),
+        _retry_row(settings, say),
+        _row("rescheduling", "cannot_tell", say("pool")),
+        _row("failure_analysis", "in_place" if stats.lines else "missing", read),
     ]
-    names = NAMES["zh" if lang == "zh" else "en"]
+    names = NAMES[say.lang]
     out = tuple(
         Row(r.feature, names[r.feature], _NEEDS[r.feature][k], r.state, r.detail, r.evidence)
         for r in rows
@@ -189,18 +301,18 @@ def assess(
 
 
 def _infer(
-    ev: Evidence, settings: dict[str, list[Hit]], ranks: int, nodes: int
+    ev: Evidence, settings: dict[str, list[Hit]], ranks: int, nodes: int, say: _Say
 ) -> tuple[Scenario, str]:
     """The scenario the logs show: the model's size, the nodes, the run's length."""
     params = _parameters(settings.get("model_size", []))
     if params is not None and params >= _LARGE_PARAMS:
-        return "large_model", f"{params / 1e9:.1f}B parameters"
+        return "large_model", say("params", n=params / 1e9)
     span = _span(ev)
     if nodes >= 2 and span is not None and span >= _LONG_RUN_S:
-        return "large_model", f"{nodes} nodes for {span / 86400:.1f} days"
+        return "large_model", say("long_run", nodes=nodes, days=span / 86400)
     if nodes >= 2:
-        return "multi_node", f"{nodes} nodes, {ranks} ranks"
-    return "single_node", f"{nodes or 1} node, {ranks} ranks"
+        return "multi_node", say("nodes", nodes=nodes, ranks=ranks)
+    return "single_node", say("node", nodes=nodes or 1, ranks=ranks)
 
 
 def _parameters(lines: Sequence[Hit]) -> float | None:
@@ -257,7 +369,26 @@ def where(path: str) -> Literal["shared", "local", "unknown"]:
     return "unknown"
 
 
-def _checkpoint_row(ev: Evidence, settings: dict[str, list[Hit]], scenario: Scenario) -> Row:
+def _later(h: Hit, saves: Sequence[Hit], attempt: dict[str, int]) -> bool:
+    """Whether `h` comes after the first save: a later attempt's folder, a later time,
+    or further down the file the save is in. A first run that finds no checkpoint to
+    load is no failure of recovery; a start after a save that finds none is."""
+    first = saves[0]
+    if attempt.get(h.file, 0) > min(attempt.get(s.file, 0) for s in saves):
+        return True
+    if h.time is not None and first.time is not None and h.time.absolute and first.time.absolute:
+        return h.time.epoch > first.time.epoch
+    return h.file == first.file and h.line > first.line
+
+
+def _config(settings: dict[str, list[Hit]]) -> dict[str, Hit]:
+    """The checkpoint settings the job printed, by key (the last printed wins)."""
+    return {h.captures.get("key", ""): h for h in settings.get("save_config", [])}
+
+
+def _checkpoint_row(
+    ev: Evidence, settings: dict[str, list[Hit]], scenario: Scenario, say: _Say
+) -> Row:
     saves = [h for h in ev.timeline.saves if h.signature.progress != "checkpoint_load"]
     loads = [h for h in ev.timeline.saves if h.signature.progress == "checkpoint_load"]
     broken = settings.get("not_reentrant", [])
@@ -265,62 +396,81 @@ def _checkpoint_row(ev: Evidence, settings: dict[str, list[Hit]], scenario: Scen
         return _row(
             "checkpoint_resume",
             "missing",
-            "the script fails when it starts again: " + broken[0].text[:200],
-            tuple(Line.of(h) for h in broken[:3]),
+            say("not_reentrant", line=broken[0].text.strip()[:200]),
+            _lines(broken[:3]),
         )
+    config = _config(settings)
+    off = [
+        h
+        for key, h in config.items()
+        if (key == "save" and h.captures.get("value") == "None")
+        or (key == "save_strategy" and h.captures.get("value", "").lower() == "no")
+    ]
+    if off and not saves:
+        setting = f"{off[0].captures['key']} {off[0].captures['value']}"
+        return _row("checkpoint_resume", "missing", say("saves_off", setting=setting), _lines(off))
+    configured = config.get("save")
     if not saves:
         families = {
             h.signature.family for s in ev.timeline.streams.values() for h in (s.last,) if h
         }
         printed = families & _SAVES_ALWAYS_PRINTED
+        target = configured.captures.get("value", "") if configured else ""
+        if configured and where(target) == "local" and scenario != "single_node":
+            return _row(
+                "checkpoint_resume", "missing", say("local", path=target), _lines([configured])
+            )
         if printed and ev.timeline.streams:
             return _row(
                 "checkpoint_resume",
                 "missing",
-                f"{', '.join(sorted(printed))} steps and no checkpoint saved",
+                say("no_saves_printed", families=", ".join(sorted(printed))),
             )
-        return _row(
-            "checkpoint_resume",
-            "cannot_tell",
-            "no checkpoint save in the logs (saves may be logged below the level kept)",
-        )
+        if config:
+            setting = ", ".join(f"{k} {h.captures.get('value', '')}" for k, h in config.items())
+            return _row(
+                "checkpoint_resume",
+                "cannot_tell",
+                say("configured", setting=setting),
+                _lines(list(config.values())),
+            )
+        return _row("checkpoint_resume", "cannot_tell", say("no_saves"))
     paths = [p for p in (h.captures.get("path") for h in saves) if p]
+    if configured and configured.captures.get("value") not in (None, "None"):
+        paths.append(configured.captures["value"])
     places = {where(p) for p in paths}
-    cadence = _cadence(saves)
-    what = sorted({h.captures.get("what", "") for h in settings.get("saved_state", [])} - {""})
     # one save is logged by every rank, and in a console copy too
     distinct = {checkpoint_step(h) or h.captures.get("path") or h.text for h in saves}
-    parts = [f"{len(distinct)} checkpoint save(s)"]
-    parts += [cadence] if cadence else []
-    parts += [f"saved: {', '.join(what)}"] if what else []
+    cadence = _cadence(saves, say)
+    parts = [say("saves", n=len(distinct)), *([cadence] if cadence else [])]
+    what = sorted({h.captures.get("what", "") for h in settings.get("saved_state", [])} - {""})
+    parts += [say("saved", what=", ".join(what))] if what else []
     if loads:
-        parts.append(f"resumed: {loads[-1].text.strip()[:120]}")
-    fresh = settings.get("fresh_start", [])
+        parts.append(say("resumed", line=loads[-1].text.strip()[:120]))
+    attempt = {
+        h.file: path_attempt(h.file) or 0 for h in [*saves, *settings.get("fresh_start", [])]
+    }
+    fresh = [h for h in settings.get("fresh_start", []) if _later(h, saves, attempt)]
     if fresh:
-        parts.append("a later start loaded no checkpoint")
-    evidence = _lines([saves[0], saves[-1], *loads[-1:], *fresh[:1]])
+        parts.append(say("fresh_later"))
+    partial = settings.get("weights_only", [])
+    if partial:
+        lacking = sorted({h.captures.get("what") or "save_only_model" for h in partial})
+        parts.append(say("weights_only", what=", ".join(lacking)))
+    evidence = _lines([saves[0], saves[-1], *loads[-1:], *fresh[:1], *partial[:1]])
     if "local" in places and scenario != "single_node":
         local = next(p for p in paths if where(p) == "local")
-        return _row(
-            "checkpoint_resume",
-            "missing",
-            f"checkpoints on a node-local path ({local}): a rescheduled job cannot "
-            "see them; " + "; ".join(parts),
-            evidence,
-        )
-    if fresh and not loads:
-        return _row("checkpoint_resume", "missing", "; ".join(parts), evidence)
+        detail = say.join([say("local", path=local), *parts])
+        return _row("checkpoint_resume", "missing", detail, evidence)
+    if (fresh and not loads) or (partial and scenario == "large_model"):
+        return _row("checkpoint_resume", "missing", say.join(parts), evidence)
     if (places <= {"shared"} and paths) or scenario == "single_node":
-        return _row("checkpoint_resume", "in_place", "; ".join(parts), evidence)
-    return _row(
-        "checkpoint_resume",
-        "cannot_tell",
-        "saves seen, but not whether their path is on shared storage: " + "; ".join(parts),
-        evidence,
-    )
+        return _row("checkpoint_resume", "in_place", say.join(parts), evidence)
+    detail = say.join([say("unknown_place"), *parts])
+    return _row("checkpoint_resume", "cannot_tell", detail, evidence)
 
 
-def _cadence(saves: list[Hit]) -> str:
+def _cadence(saves: list[Hit], say: _Say) -> str:
     """The median interval between distinct saves, in steps and in time."""
     first: dict[int, float | None] = {}
     for h in saves:
@@ -334,37 +484,31 @@ def _cadence(saves: list[Hit]) -> str:
     out = []
     if len(steps) >= 2:
         gaps = sorted(b - a for a, b in itertools.pairwise(steps))
-        out.append(f"every {gaps[len(gaps) // 2]} steps")
+        out.append(say("every_steps", n=gaps[len(gaps) // 2]))
     if len(times) >= 2:
         spans = sorted(b - a for a, b in itertools.pairwise(times))
         secs = spans[len(spans) // 2]
-        out.append(f"every {secs / 60:.1f} min" if secs >= 60 else f"every {secs:.0f} s")
-    return ", ".join(out)
+        out.append(say("every_min", m=secs / 60) if secs >= 60 else say("every_s", s=secs))
+    return ("，" if say.lang == "zh" else ", ").join(out)
 
 
-def _restart_row(ev: Evidence, settings: dict[str, list[Hit]]) -> Row:
+def _restart_row(ev: Evidence, settings: dict[str, list[Hit]], say: _Say) -> Row:
     restarted = settings.get("restarted", [])
     allowed = settings.get("restarts_allowed", [])
     if restarted:
-        return _row("auto_restart", "in_place", render_message(restarted[0]), _lines(restarted[:2]))
+        detail = render_message(restarted[0], say.lang)
+        return _row("auto_restart", "in_place", detail, _lines(restarted[:2]))
     later = sorted({a for a in map(path_attempt, ev.job.names.values()) if a})
     if later:
         attempts = ", ".join(map(str, later))
-        return _row("auto_restart", "in_place", f"the logs hold restarted attempts ({attempts})")
+        return _row("auto_restart", "in_place", say("attempts", attempts=attempts))
     values = [int(v) for v in (h.captures.get("value", "") for h in allowed) if v.isdigit()]
     if values:
         shown = _lines(allowed[:2])
         if max(values) > 0:
-            budget = f"the launcher allows {max(values)} restart(s)"
-            return _row("auto_restart", "in_place", budget, shown)
-        none = "the launcher allows no restart (max_restarts 0)"
-        return _row("auto_restart", "missing", none, shown)
-    return _row(
-        "auto_restart",
-        "cannot_tell",
-        "no restart setting in the logs (torchrun prints its launch config at "
-        "LOGLEVEL=INFO); a platform's restart is not in the job's logs",
-    )
+            return _row("auto_restart", "in_place", say("budget", n=max(values)), shown)
+        return _row("auto_restart", "missing", say("no_budget"), shown)
+    return _row("auto_restart", "cannot_tell", say("no_restart_setting"))
 
 
 def _seconds(h: Hit) -> float | None:
@@ -376,39 +520,38 @@ def _seconds(h: Hit) -> float | None:
     return None
 
 
-def _hang_row(ev: Evidence, settings: dict[str, list[Hit]]) -> Row:
+def _hang_row(ev: Evidence, settings: dict[str, list[Hit]], say: _Say) -> Row:
     timed = [h for h in settings.get("collective_timeout", []) if _seconds(h) is not None]
     # a collective timeout the logs report states the timeout in force
     timed += [h for h in ev.candidates if h.captures.get("timeout_ms", "").isdigit()][:4]
+    watchdog = settings.get("watchdog", [])
+    off = [h for h in watchdog if h.captures.get("async") == "0"]
+    unmonitored = [h for h in watchdog if h.captures.get("monitoring") == "0"]
+    notes = [say("no_monitor")] if unmonitored else []
+    if off:
+        detail = say.join([say("no_async"), *notes])
+        return _row("hang_detection", "missing", detail, _lines([off[0], *unmonitored[:1]]))
     if not timed:
-        return _row(
-            "hang_detection", "cannot_tell", "no collective timeout or watchdog setting in the logs"
-        )
+        return _row("hang_detection", "cannot_tell", say.join([say("no_timeout"), *notes]))
     longest = max(timed, key=lambda h: _seconds(h) or 0.0)
     secs = _seconds(longest) or 0.0
-    evidence = (Line.of(longest),)
-    if secs > _LONG_TIMEOUT_S:
-        return _row(
-            "hang_detection",
-            "missing",
-            f"collective timeout {secs / 60:.0f} min: a hang costs that long before "
-            "anything notices (lower the timeout, or let the platform detect hangs "
-            "from the logs)",
-            evidence,
-        )
-    return _row("hang_detection", "in_place", f"collective timeout {secs / 60:.1f} min", evidence)
+    evidence = _lines([longest, *unmonitored[:1]])
+    if secs >= _LONG_TIMEOUT_S:
+        detail = say.join([say("long_timeout", m=secs / 60), *notes])
+        return _row("hang_detection", "missing", detail, evidence)
+    detail = say.join([say("timeout", m=secs / 60), *notes])
+    return _row("hang_detection", "in_place", detail, evidence)
 
 
-def _retry_row(ev: Evidence, settings: dict[str, list[Hit]]) -> Row:
+def _retry_row(settings: dict[str, list[Hit]], say: _Say) -> Row:
     retry = settings.get("op_retry", [])
     if not retry:
-        why = "no HCCL_OP_RETRY_ENABLE in the logs (CANN prints it to run/plog at INFO)"
-        return _row("operator_retry", "cannot_tell", why)
+        return _row("operator_retry", "cannot_tell", say("no_retry"))
     value = retry[-1].captures.get("value", "")
     on = bool(re.search(r"[1-9]", value)) and not re.fullmatch(r"(?:L\d:0,?)+", value)
     return _row(
         "operator_retry",
         "in_place" if on else "missing",
-        f"HCCL_OP_RETRY_ENABLE {value}",
+        say("retry", value=value),
         (Line.of(retry[-1]),),
     )

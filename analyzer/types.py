@@ -24,7 +24,7 @@ DATA_ROLES: tuple[Role, ...] = ("progress", "setting")
 # what a setting line states (analyzer.readiness reads each kind)
 Setting = Literal[
     "restarts_allowed", "restarted", "collective_timeout", "op_retry", "saved_state",
-    "fresh_start", "not_reentrant", "model_size",
+    "fresh_start", "not_reentrant", "model_size", "save_config", "weights_only", "watchdog",
 ]  # fmt: skip
 SETTING_KINDS: tuple[Setting, ...] = (
     "restarts_allowed",
@@ -35,6 +35,9 @@ SETTING_KINDS: tuple[Setting, ...] = (
     "fresh_start",
     "not_reentrant",
     "model_size",
+    "save_config",
+    "weights_only",
+    "watchdog",
 )
 # checkpoint_save: a save began (a pause is expected); checkpoint_saved: it is complete;
 # work: a bar of the rank's own work that is not a training step (tokenising a dataset,

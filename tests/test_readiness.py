@@ -249,3 +249,120 @@ def test_the_parameter_count_makes_a_large_model_job(tmp_path: Path) -> None:
         ["[rank0]:[titan] - root - INFO - Model llama3 70B size: 70,553,706,496 total parameters"],
     )
     assert titan.scenario == "large_model" and titan.row("checkpoint_resume").need == "required"
+
+
+def test_a_first_run_that_finds_no_checkpoint_is_no_failure_of_resume(tmp_path: Path) -> None:
+    """Megatron and torchtitan say they start afresh on every first run: only a start
+    after a save (further down, later in time, a later attempt) lost the checkpoints."""
+    first = [
+        "[rank0]:[titan] 2026-06-01 10:00:00,000 - root - INFO - No checkpoint was provided, "
+        "this is a fresh start.",
+        "2026-06-01 10:30:00,000 [INFO] saved checkpoint to /lustre/job/checkpoint-100.pt",
+    ]
+    assert _table(tmp_path, first, "multi_node").row("checkpoint_resume").state == "in_place"
+    later = tmp_path / "later"
+    (later / "attempt_0").mkdir(parents=True)
+    (later / "attempt_1").mkdir()
+    (later / "attempt_0" / "rank_0.log").write_text(first[1] + "\n")
+    (later / "attempt_1" / "rank_0.log").write_text(
+        "    will not load any checkpoints and will start from random\n"
+    )
+    row = readiness(later, "multi_node").row("checkpoint_resume")
+    assert row.state == "missing" and "later start loaded no checkpoint" in row.detail
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["  save ............................................ None", "save_strategy=SaveStrategy.NO,"],
+)
+def test_a_job_set_to_save_nothing_is_missing_resume(tmp_path: Path, line: str) -> None:
+    row = _table(tmp_path, [line]).row("checkpoint_resume")
+    assert row.state == "missing" and "save no checkpoint" in row.detail and row.evidence
+
+
+def test_a_configured_save_folder_decides_before_the_first_save(tmp_path: Path) -> None:
+    local = ["  save ............................................ /tmp/ckpt/gpt"]
+    row = _table(tmp_path, local, "multi_node").row("checkpoint_resume")
+    assert row.state == "missing" and "/tmp/ckpt/gpt" in row.detail
+    shared = ["  save ............................................ /lustre/ckpt/gpt"]
+    row = _table(tmp_path, shared, "multi_node").row("checkpoint_resume")
+    assert row.state == "cannot_tell" and "none was saved" in row.detail
+
+
+@pytest.mark.parametrize(
+    "line", ["  no_save_optim ................................... True", "save_only_model=True,"]
+)
+def test_weights_only_checkpoints_are_missing_for_a_large_model(tmp_path: Path, line: str) -> None:
+    save = "2026-06-01 10:30:00,000 [INFO] saved checkpoint to /lustre/job/checkpoint-100.pt"
+    large = _table(tmp_path, [line, save], "large_model").row("checkpoint_resume")
+    assert large.state == "missing" and "lack the training state" in large.detail
+    small = _table(tmp_path, [line, save], "single_node").row("checkpoint_resume")
+    assert small.state == "in_place" and "lack the training state" in small.detail
+
+
+@pytest.mark.parametrize(
+    ("line", "state"),
+    [
+        ("ddp_timeout=180000000,", "missing"),  # LLaMA-Factory's: hangs are never timed out
+        ("ddp_timeout=1800,", "missing"),  # HF's default: half an hour per hang
+        ("ddp_timeout=600,", "in_place"),
+    ],
+)
+def test_the_trainer_ddp_timeout_decides_hang_detection(
+    tmp_path: Path, line: str, state: str
+) -> None:
+    assert _table(tmp_path, [line]).row("hang_detection").state == state
+
+
+def test_a_watchdog_that_does_not_end_the_process_is_missing_hang_detection(
+    tmp_path: Path,
+) -> None:
+    line = (
+        "I20241209 23:39:42.495654 138559122262912 ProcessGroupNCCL.cpp:914] [PG ID 0 PG GUID 0 "
+        "Rank 1] ProcessGroupNCCL environments: NCCL version: 2.20.5, "
+        "TORCH_NCCL_ASYNC_ERROR_HANDLING: {}, TORCH_NCCL_DUMP_ON_TIMEOUT: 0"
+    )
+    timeout = "  distributed_timeout_minutes ..................... 10"
+    row = _table(tmp_path, [line.format(0), timeout]).row("hang_detection")
+    assert row.state == "missing" and "ASYNC_ERROR_HANDLING 0" in row.detail
+    assert _table(tmp_path, [line.format(1), timeout]).row("hang_detection").state == "in_place"
+
+
+def test_a_wandb_run_id_clash_is_missing_resume(tmp_path: Path) -> None:
+    lines = [
+        "2026-06-01 10:30:00,000 [INFO] saved checkpoint to /lustre/job/checkpoint-100.pt",
+        "wandb.errors.UsageError: resume='never' but run (1psvaz8q) exists",
+    ]
+    row = _table(tmp_path, lines).row("checkpoint_resume")
+    assert row.state == "missing" and "1psvaz8q" in row.detail
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "[2025-06-01 10:00:00,123] [INFO] [logging.py:107:log_dist] [Rank 0] [Torch] Begin Load "
+        "checkpoint from /lustre/run1/global_step1000/mp_rank_00_model_states.pt...",
+        "Restored all states from the checkpoint at /lustre/run1/checkpoints/0-1250.ckpt",
+    ],
+)
+def test_deepspeed_and_lightning_resumes_show_the_restart_resumed(
+    tmp_path: Path, line: str
+) -> None:
+    save = "2026-06-01 10:30:00,000 [INFO] saved checkpoint to /lustre/job/checkpoint-100.pt"
+    row = _table(tmp_path, [save, line], "multi_node").row("checkpoint_resume")
+    assert row.state == "in_place" and "resumed:" in row.detail
+
+
+@pytest.mark.parametrize("run", _runs(), ids=lambda p: p.name)
+def test_every_detail_is_in_chinese_with_lang_zh(run: Path) -> None:
+    """`--lang zh` says the details too, not only the names: no English sentence left
+    (the evidence lines and the settings' own names stay as the logs have them)."""
+    from analyzer.readiness import _TEXT
+
+    zh = readiness(run, _label(run)["scenario"], lang="zh")
+    en = readiness(run, _label(run)["scenario"])
+    for a, b in zip(zh.rows, en.rows, strict=True):
+        assert a.state == b.state and a.evidence == b.evidence
+        assert any("\u4e00" <= ch <= "\u9fff" for ch in a.detail), a
+        assert a.detail != b.detail
+    assert all(any("\u4e00" <= ch <= "\u9fff" for ch in zh_) for _, zh_ in _TEXT.values())
