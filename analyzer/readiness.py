@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from .correlate import Evidence
-from .job import path_attempt
+from .job import path_attempt, short
 from .timeline import checkpoint_step
 from .types import Hit, Stats
 from .verdict import render_message
@@ -272,7 +272,9 @@ def assess(
     say = _Say("zh" if lang == "zh" else "en")
     seen = {p.rank for p in ev.progress if p.rank is not None} | set(ev.job.rank_host)
     ranks = max(ev.job.world, len(seen))
-    hosts = set(ev.job.rank_host.values())
+    # the hosts lines name, and those the files' paths do (a platform's <host>/ folders:
+    # a clean run's lines may name none)
+    hosts = {short(h) for h in [*ev.job.rank_host.values(), *ev.job.file_host.values()] if h}
     nodes = max(len(hosts), 2 if ev.job.multi_node else 1)
     given = scenario is not None
     settings = _by_kind(ev.settings)
@@ -501,7 +503,14 @@ def _restart_row(ev: Evidence, settings: dict[str, list[Hit]], say: _Say) -> Row
     later = sorted({a for a in map(path_attempt, ev.job.names.values()) if a})
     if later:
         attempts = ", ".join(map(str, later))
-        return _row("auto_restart", "in_place", say("attempts", attempts=attempts))
+        # a line the first restarted attempt logged: where the restart shows
+        streams = ev.timeline.streams.values()
+        seen = [*ev.timeline.saves, *ev.settings, *(s.last for s in streams if s.last)]
+        again = sorted(
+            (h for h in seen if path_attempt(h.file) == later[0]), key=lambda h: (h.file, h.line)
+        )
+        detail = say("attempts", attempts=attempts)
+        return _row("auto_restart", "in_place", detail, _lines(again[:1]))
     values = [int(v) for v in (h.captures.get("value", "") for h in allowed) if v.isdigit()]
     if values:
         shown = _lines(allowed[:2])

@@ -20,10 +20,14 @@ from analyzer.cli import main
 from analyzer.readiness import FEATURES, NAMES, SCHEMA, where
 
 RUNS = REPO / "corpora" / "readiness" / "runs"
+GENERATED = REPO / "corpora" / "readiness" / "generated"
 
 
-def _runs() -> list[Path]:
-    return sorted(p for p in RUNS.iterdir() if (p / "label.json").is_file())
+def _runs(*folders: Path) -> list[Path]:
+    """The corpus's jobs: real runs, and generated large-model jobs."""
+    return sorted(
+        p for f in folders or (RUNS, GENERATED) for p in f.iterdir() if (p / "label.json").is_file()
+    )
 
 
 def _label(run: Path) -> dict[str, Any]:
@@ -34,7 +38,7 @@ def _label(run: Path) -> dict[str, Any]:
 @pytest.mark.parametrize("run", _runs(), ids=lambda p: p.name)
 def test_real_runs_get_every_labelled_row_right(run: Path) -> None:
     label = _label(run)
-    table = readiness(run, label["scenario"])
+    table = readiness(run / "logs", label["scenario"])
     got = {r.feature: r.state for r in table.rows}
     assert {k: got[k] for k in label["rows"]} == label["rows"], table
     assert [r.feature for r in table.rows] == list(FEATURES)
@@ -44,13 +48,36 @@ def test_real_runs_get_every_labelled_row_right(run: Path) -> None:
 
 
 def test_the_corpus_covers_restart_budgets_and_checkpoint_places() -> None:
-    assert {p.name for p in _runs()} >= {
+    assert {p.name for p in _runs(RUNS)} >= {
         "elastic-restart",
         "no-restart-budget",
         "local-checkpoints",
         "default-logging",
+        "mn-shared-restart",
+        "mn-shared-relaunch",
+        "mn-local-relaunch",
+        "mn-shared-no-restart",
     }
-    assert all(_label(p)["torch"] == "2.13.0" for p in _runs())
+    assert all(_label(p)["torch"] == "2.13.0" for p in _runs(RUNS))
+    # the multi-node runs ran on two hosts, and the table counts them from the paths
+    for run in _runs(RUNS):
+        if run.name.startswith("mn-"):
+            assert readiness(run / "logs").nodes == 2, run
+
+
+def test_the_generated_large_model_jobs_are_what_the_generator_writes(tmp_path: Path) -> None:
+    """generated/ is generate_large.py's output, byte for byte: the labels and the
+    script cannot drift apart."""
+    import subprocess
+    import sys
+
+    script = REPO / "corpora" / "readiness" / "generate_large.py"
+    subprocess.run([sys.executable, str(script), "--out", str(tmp_path)], check=True)
+    kept = {p.relative_to(GENERATED): p.read_bytes() for p in GENERATED.rglob("*") if p.is_file()}
+    made = {p.relative_to(tmp_path): p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    assert kept.keys() == made.keys() and kept == made
+    for run in _runs(GENERATED):
+        assert readiness(run / "logs").scenario == "large_model", run
 
 
 def _table(tmp_path: Path, lines: list[str], scenario: str | None = None) -> Any:
@@ -171,7 +198,7 @@ def test_no_save_line_cannot_tell_never_missing(tmp_path: Path) -> None:
 
 
 def test_the_cli_prints_the_table_as_json_and_in_chinese() -> None:
-    run = RUNS / "no-restart-budget"
+    run = RUNS / "no-restart-budget" / "logs"
     out = CliRunner().invoke(main, ["readiness", str(run), "--format", "json"])
     assert out.exit_code == 0, out.output
     doc = json.loads(out.output)
@@ -183,13 +210,16 @@ def test_the_cli_prints_the_table_as_json_and_in_chinese() -> None:
 
 
 def test_a_bad_scenario_is_a_clear_error() -> None:
-    out = CliRunner().invoke(main, ["readiness", str(RUNS / "default-logging"), "--scenario", "x"])
+    out = CliRunner().invoke(
+        main, ["readiness", str(RUNS / "default-logging" / "logs"), "--scenario", "x"]
+    )
     assert out.exit_code == 2 and "x" in out.output
 
 
 def test_readme_counts_the_corpus() -> None:
     readme = (REPO / "README.md").read_text()
-    assert f"`corpora/readiness/runs/` holds {len(_runs())} real torchrun runs" in readme
+    assert f"`corpora/readiness/runs/` holds {len(_runs(RUNS))} real torchrun runs" in readme
+    assert f"`corpora/readiness/generated/` holds {len(_runs(GENERATED))} generated" in readme
 
 
 def test_the_batch_table_has_a_readiness_column_per_row_and_the_report_a_section(
@@ -198,7 +228,7 @@ def test_the_batch_table_has_a_readiness_column_per_row_and_the_report_a_section
     from analyzer.batch import analyze_many
     from analyzer.report import not_resumable, render
 
-    frame = analyze_many([RUNS], workers=1)
+    frame = analyze_many([RUNS, GENERATED], workers=1)
     by_job = {r["job_id"]: r for r in frame.to_dict("records")}
     assert set(by_job) == {p.name for p in _runs()}
     for run in _runs():
@@ -359,8 +389,8 @@ def test_every_detail_is_in_chinese_with_lang_zh(run: Path) -> None:
     (the evidence lines and the settings' own names stay as the logs have them)."""
     from analyzer.readiness import _TEXT
 
-    zh = readiness(run, _label(run)["scenario"], lang="zh")
-    en = readiness(run, _label(run)["scenario"])
+    zh = readiness(run / "logs", _label(run)["scenario"], lang="zh")
+    en = readiness(run / "logs", _label(run)["scenario"])
     for a, b in zip(zh.rows, en.rows, strict=True):
         assert a.state == b.state and a.evidence == b.evidence
         assert any("\u4e00" <= ch <= "\u9fff" for ch in a.detail), a

@@ -32,10 +32,12 @@ def render(r: Readiness, lang: str = "en") -> str:
     lang = "zh" if lang == "zh" else "en"
     if lang == "zh":
         how = "指定" if r.scenario_given else "推断：" + r.scenario_why
-        head = f"场景：{r.scenario}（{how}），{r.ranks} 个 rank，{r.nodes} 个节点"
+        ranks = f"{r.ranks} 个 rank" if r.ranks else "rank 数未知"
+        head = f"场景：{r.scenario}（{how}），{ranks}，{r.nodes} 个节点"
     else:
         how = "given" if r.scenario_given else "inferred: " + r.scenario_why
-        head = f"scenario: {r.scenario} ({how}), {r.ranks} ranks, {r.nodes} node(s)"
+        ranks = f"{r.ranks} ranks" if r.ranks else "ranks unknown"
+        head = f"scenario: {r.scenario} ({how}), {ranks}, {r.nodes} node(s)"
     out = [head, ""]
     width = max(len(row.name) for row in r.rows)
     for row in r.rows:

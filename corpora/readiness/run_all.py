@@ -2,10 +2,14 @@
 
     python corpora/readiness/run_all.py [NAME...]
 
-Each run is corpora/torchrun/train.py (4 gloo ranks, CPU) under a real torchrun, its
-console kept in ``runs/<name>/console.log`` (this machine's paths replaced) with a
-``label.json`` that gives the scenario and the state every row must have.
-``tests/test_readiness.py`` checks them.
+Each run is corpora/torchrun/train.py (gloo ranks, CPU) under a real torchrun, its logs
+kept in ``runs/<name>/logs/`` (this machine's paths replaced) with a ``label.json`` beside
+them that gives the scenario and the state every row must have.
+``tests/test_readiness.py`` checks them. Single-node runs keep torchrun's console
+(``logs/console.log``); multi-node runs are corpora/torchrun/run_multinode.py's jobs (one
+torchrun agent per node, each in its own UTS and mount namespace with its own hostname),
+kept as ``logs/<host>/console.log``, with their checkpoints in a folder every node sees
+(bound at ``/mnt/nfs/...``, as an NFS mount) or in each node's own (``/mnt/localssd/...``).
 """
 
 from __future__ import annotations
@@ -18,12 +22,15 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 RUNS = HERE / "runs"
 TRAIN = HERE.parent / "torchrun" / "train.py"
+sys.path.insert(0, str(HERE.parent / "torchrun"))
+
+import run_multinode as multinode  # noqa: E402  (a script folder, not a package)
 
 
 @dataclass(frozen=True)
@@ -84,10 +91,136 @@ RUNS_ = [
 ]
 
 
+@dataclass(frozen=True)
+class MultiRun:
+    name: str
+    about: str
+    rows: dict[str, str]
+    job: multinode.Job
+    scenario: str | None = None
+    # launched a second time after it fails, as a platform restarts a job: the attempts'
+    # logs in logs/attempt_0/ and logs/attempt_1/ (ha-run's layout)
+    relaunch: bool = False
+
+
+_MN_ENV = {"RESUME": "1", "CKPT_EVERY": "50", "STEP_SLEEP": "0.01"}
+MULTI = [
+    MultiRun(
+        "mn-shared-restart",
+        "2 nodes x 2 ranks, torchrun --max-restarts=1 (agents at LOGLEVEL=INFO); checkpoints "
+        "every 50 steps to /mnt/nfs/ha-job/ckpt, one folder both nodes see; global rank 3 "
+        "is killed at step 80 of the first attempt and every rank of the restarted group "
+        "resumes from checkpoint-50",
+        {"checkpoint_resume": "in_place", "auto_restart": "in_place"},
+        multinode.Job(
+            "mn-shared-restart",
+            "kill",
+            "unknown",
+            rank=3,
+            step=80,
+            agent_info=True,
+            max_restarts=1,
+            ckpt_dir="/mnt/nfs/ha-job/ckpt",
+            mounts=(("/mnt/nfs/ha-job", "shared"),),
+            env={**_MN_ENV, "FAULT_ATTEMPTS": "0"},
+        ),
+    ),
+    MultiRun(
+        "mn-shared-relaunch",
+        "2 nodes x 2 ranks, checkpoints every 50 steps to /mnt/nfs/ha-job/ckpt (one folder "
+        "both nodes see); global rank 3 is killed at step 80 and the job fails; the "
+        "platform launches it again (attempt_1/): every rank resumes from checkpoint-50 and "
+        "the run completes",
+        {"checkpoint_resume": "in_place", "auto_restart": "in_place"},
+        multinode.Job(
+            "mn-shared-relaunch",
+            "kill",
+            "unknown",
+            rank=3,
+            step=80,
+            ckpt_dir="/mnt/nfs/ha-job/ckpt",
+            mounts=(("/mnt/nfs/ha-job", "shared"),),
+            env={**_MN_ENV, "FAULT_ATTEMPTS": "0"},
+        ),
+        relaunch=True,
+    ),
+    MultiRun(
+        "mn-local-relaunch",
+        "the same job with its checkpoints in each node's own /mnt/localssd/ha-job/ckpt: "
+        "in attempt_1/ the ranks of the node that saved resume from checkpoint-50, the "
+        "others find no checkpoint and start at step 1, and the job fails again",
+        {"checkpoint_resume": "missing", "auto_restart": "in_place"},
+        multinode.Job(
+            "mn-local-relaunch",
+            "kill",
+            "unknown",
+            rank=3,
+            step=80,
+            ckpt_dir="/mnt/localssd/ha-job/ckpt",
+            mounts=(("/mnt/localssd/ha-job", "node"),),
+            env={**_MN_ENV, "FAULT_ATTEMPTS": "0"},
+        ),
+        relaunch=True,
+    ),
+    MultiRun(
+        "mn-shared-no-restart",
+        "2 nodes x 2 ranks at torchrun's defaults (no --max-restarts, agents at WARNING) "
+        "with shared checkpoints; a clean run: the restart budget cannot be told",
+        {"checkpoint_resume": "in_place", "auto_restart": "cannot_tell"},
+        multinode.Job(
+            "mn-shared-no-restart",
+            "none",
+            "none",
+            ckpt_dir="/mnt/nfs/ha-job/ckpt",
+            mounts=(("/mnt/nfs/ha-job", "shared"),),
+            env={"CKPT_EVERY": "50"},
+        ),
+    ),
+]
+
+
+def record_multi(m: MultiRun, torchrun: str) -> None:
+    out = RUNS / m.name
+    shutil.rmtree(out, ignore_errors=True)
+    scratch = Path(tempfile.mkdtemp(prefix="ha-readiness-mn-"))
+    started = time.time()
+    try:
+        if not m.relaunch:
+            result = multinode.run_job(m.job, scratch / m.name, torchrun)
+            multinode.build_bundle(result, multinode.NODE_DIR, out / "logs", torchrun)
+        for attempt in (0, 1) if m.relaunch else ():
+            job = replace(m.job, env={**m.job.env, "HA_ATTEMPT": str(attempt)})
+            result = multinode.run_job(job, scratch / m.name, torchrun, again=attempt > 0)
+            dest = out / "logs" / f"attempt_{attempt}"
+            multinode.build_bundle(result, multinode.NODE_DIR, dest, torchrun)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    env = multinode.job_env(m.job) | {"CKPT_DIR": m.job.ckpt_dir}
+    label = {
+        "about": m.about,
+        "scenario": m.scenario,
+        "rows": m.rows,
+        "torch": "2.13.0",
+        "hosts": list(m.job.hosts),
+        "mounts": {path: kind for path, kind in m.job.mounts},
+        "relaunched": m.relaunch,
+        "command": " ".join(f"{k}={v}" for k, v in env.items())
+        + " torchrun "
+        + " ".join(multinode.torchrun_args(m.job, "<port>")),
+        "node_command": "unshare --uts --mount sh -c 'mount --bind /workspace/hosts /etc/hosts "
+        "&& hostname <node> && mount --bind <shared or node folder> <mount> && exec torchrun "
+        "...'  # once per node, at once",
+        "recorded": time.strftime("%Y-%m-%d"),
+        "seconds": round(time.time() - started, 1),
+    }
+    (out / "label.json").write_text(json.dumps(label, indent=2) + "\n")
+    print(f"{m.name}: {label['seconds']} s")
+
+
 def run(r: Run, torchrun: str) -> None:
     out = RUNS / r.name
     shutil.rmtree(out, ignore_errors=True)
-    out.mkdir(parents=True)
+    (out / "logs").mkdir(parents=True)
     work = Path(tempfile.mkdtemp(prefix="ha-readiness-"))
     ckpt = str(work / "ckpt") if r.local_ckpt else "checkpoints"
     env = {**os.environ, "CKPT_DIR": ckpt, **r.env}
@@ -97,7 +230,7 @@ def run(r: Run, torchrun: str) -> None:
     text = (
         (proc.stdout + proc.stderr).replace(str(work), "/tmp/job").replace(str(TRAIN), "train.py")
     )
-    (out / "console.log").write_text(text)
+    (out / "logs" / "console.log").write_text(text)
     shutil.rmtree(work, ignore_errors=True)
     shown = {k: v for k, v in r.env.items()}
     label = {
@@ -124,6 +257,9 @@ def main() -> None:
     for r in RUNS_:
         if not args.names or r.name in args.names:
             run(r, args.torchrun)
+    for m in MULTI:
+        if not args.names or m.name in args.names:
+            record_multi(m, args.torchrun)
 
 
 if __name__ == "__main__":

@@ -103,6 +103,11 @@ class Job(Scenario):
     memcg_mb: int | None = None  # each node (agent + workers) in a memory cgroup this big
     rdzv_id: str | None = None  # torchrun --rdzv-id (default: the job name)
     slurm_job: int = 0  # the Slurm job id of the slurm layout
+    max_restarts: int = 0  # torchrun --max-restarts
+    ckpt_dir: str = "checkpoints"  # train.py's CKPT_DIR, as every node sees it
+    # folders bound into every node's mount namespace: (path, "shared") is one folder all
+    # nodes see (an NFS mount), (path, "node") each node's own (a local SSD)
+    mounts: tuple[tuple[str, str], ...] = ()
 
 
 JOBS: tuple[Job, ...] = (
@@ -465,6 +470,7 @@ def torchrun_args(job: Job, port: int | str) -> list[str]:
         f"127.0.0.1:{port}",
         "--rdzv-id",
         job.rdzv_id or job.name,
+        *([f"--max-restarts={job.max_restarts}"] if job.max_restarts else []),
         "--tee",
         "3",
         "--log-dir",
@@ -485,8 +491,11 @@ def job_env(job: Job) -> dict[str, str]:
     return env
 
 
-def node_script(node: Node, hosts_file: Path, torchrun_cmd: str) -> str:
+def node_script(
+    node: Node, hosts_file: Path, torchrun_cmd: str, binds: tuple[tuple[Path, str], ...] = ()
+) -> str:
     steps = [f"mount --bind {hosts_file} /etc/hosts", f"hostname {node.host}"]
+    steps += [f"mount --bind {source} {target}" for source, target in binds]
     if node.cgroup is not None:
         steps.append(f"echo $$ > {node.cgroup / 'cgroup.procs'}")
     return " && ".join([*steps, f"exec {torchrun_cmd}"])
@@ -497,9 +506,14 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
 
 
-def run_job(job: Job, work: Path, torchrun: str) -> Run:
-    """Run one job in ``work`` (made empty first): one torchrun agent per node."""
-    shutil.rmtree(work, ignore_errors=True)
+def run_job(job: Job, work: Path, torchrun: str, again: bool = False) -> Run:
+    """Run one job in ``work`` (made empty first): one torchrun agent per node. `again`
+    keeps the nodes' folders and disks of an earlier run in ``work``: the job launched
+    once more, as a platform restarts it."""
+    if not again:
+        shutil.rmtree(work, ignore_errors=True)
+    for old in ("capture", "rankinfo"):
+        shutil.rmtree(work / old, ignore_errors=True)
     (work / "capture").mkdir(parents=True)
     nodes = [
         Node(host, i, work / "nodes" / host, f"127.0.1.{11 + i}")
@@ -523,11 +537,19 @@ def run_job(job: Job, work: Path, torchrun: str) -> Run:
     timed_out = False
     try:
         for node in nodes:
-            (node.folder / "tmp").mkdir(parents=True)
+            (node.folder / "tmp").mkdir(parents=True, exist_ok=again)
             shutil.copy2(TRAIN, node.folder / "train.py")
             env = base_env | job_env(job)
+            binds = []
+            for target, kind in job.mounts:
+                source = (work / "shared" if kind == "shared" else node.folder / "disk") / (
+                    target.strip("/").replace("/", "_")
+                )
+                source.mkdir(parents=True, exist_ok=True)
+                Path(target).mkdir(parents=True, exist_ok=True)  # the mount point
+                binds.append((source, target))
             env |= {
-                "CKPT_DIR": "checkpoints",
+                "CKPT_DIR": job.ckpt_dir,
                 "TMPDIR": str(node.folder / "tmp"),
                 "PYTHONUNBUFFERED": "1",
                 "RANK_INFO_DIR": str(rank_info),
@@ -539,7 +561,7 @@ def run_job(job: Job, work: Path, torchrun: str) -> Run:
                     "--mount",
                     "sh",
                     "-c",
-                    node_script(node, hosts_file, torchrun_cmd),
+                    node_script(node, hosts_file, torchrun_cmd, tuple(binds)),
                 ],
                 cwd=node.folder,
                 env=env,
