@@ -95,6 +95,8 @@ _LOCAL = re.compile(
 # frameworks whose checkpoint saves are printed at default log levels: their step lines
 # without a save line mean no save (torchtitan, Megatron, DeepSpeed, Lightning)
 _SAVES_ALWAYS_PRINTED = frozenset({"megatron", "deepspeed", "lightning", "torchtitan"})
+# what a saved-state line names (Accelerate's words, DeepSpeed's file names)
+_STATE_NAMES = {"optim": "optimizer", "Random": "RNG", "Gradient scaler": "gradient scaler"}
 # a collective timeout this long makes every hang cost half an hour or more (issue 21's
 # example: HF's ddp_timeout default, HCCL_EXEC_TIMEOUT's 1836 s)
 _LONG_TIMEOUT_S = 1800.0
@@ -445,7 +447,8 @@ def _checkpoint_row(
     distinct = {checkpoint_step(h) or h.captures.get("path") or h.text for h in saves}
     cadence = _cadence(saves, say)
     parts = [say("saves", n=len(distinct)), *([cadence] if cadence else [])]
-    what = sorted({h.captures.get("what", "") for h in settings.get("saved_state", [])} - {""})
+    saved = (h.captures.get("what", "") for h in settings.get("saved_state", []))
+    what = sorted({_STATE_NAMES.get(w, w.lower()) for w in saved} - {""})
     parts += [say("saved", what=", ".join(what))] if what else []
     if loads:
         parts.append(say("resumed", line=loads[-1].text.strip()[:120]))

@@ -396,3 +396,21 @@ def test_every_detail_is_in_chinese_with_lang_zh(run: Path) -> None:
         assert any("\u4e00" <= ch <= "\u9fff" for ch in a.detail), a
         assert a.detail != b.detail
     assert all(any("\u4e00" <= ch <= "\u9fff" for ch in zh_) for _, zh_ in _TEXT.values())
+
+
+def test_a_deepspeed_save_shows_its_step_and_the_optimizer_state(tmp_path: Path) -> None:
+    """DeepSpeed's save as a real log shows it (transformers#27820, DeepSpeed 0.12): the
+    `is ready now` line later releases dropped is not needed."""
+    base = "[2023-12-12 06:20:1{}] [INFO] [{}] "
+    where_ = "/scratch/run/tmp-checkpoint-10/global_step10/"
+    lines = [
+        base.format("2,261", "logging.py:96:log_dist")
+        + "[Rank 0] [Torch] Checkpoint global_step10 is about to be saved!",
+        base.format("2,266", "logging.py:96:log_dist")
+        + f"[Rank 0] Saving model checkpoint: {where_}zero_pp_rank_0_mp_rank_00_model_states.pt",
+        base.format("2,269", "torch_checkpoint_engine.py:21:save")
+        + f"[Torch] Saving {where_}bf16_zero_pp_rank_0_mp_rank_00_optim_states.pt...",
+    ]
+    row = _table(tmp_path, lines).row("checkpoint_resume")
+    assert row.state == "in_place" and row.detail.startswith("1 checkpoint save(s)")
+    assert "saved: optimizer" in row.detail
