@@ -32,6 +32,20 @@ ITER_S = 10.0  # seconds per iteration
 LOG_EVERY = 100
 
 
+def table(checkpoint: str, restart: str, hang: str, retry: str = "cannot_tell") -> dict[str, str]:
+    """A job's whole expected table: the rows its logs decide, and the three they never
+    can (the platform's own settings say, the logs were read)."""
+    return {
+        "checkpoint_resume": checkpoint,
+        "auto_restart": restart,
+        "unconditional_restart": "cannot_tell",
+        "hang_detection": hang,
+        "operator_retry": retry,
+        "rescheduling": "cannot_tell",
+        "failure_analysis": "in_place",
+    }
+
+
 @dataclass(frozen=True)
 class Job:
     name: str
@@ -54,38 +68,33 @@ JOBS = (
         "large-ready",
         "70B on 4 nodes for 4 days, checkpoints every 1000 iterations to Lustre, a "
         "10-minute distributed timeout, torchrun allowing 3 restarts",
-        {
-            "checkpoint_resume": "in_place",
-            "auto_restart": "in_place",
-            "hang_detection": "in_place",
-            "operator_retry": "cannot_tell",
-        },
+        table("in_place", "in_place", "in_place"),
         max_restarts=3,
     ),
     Job(
         "large-no-optimizer-state",
         "the same job saving with --no-save-optim --no-save-rng: its checkpoints cannot "
         "resume the optimizer, which a large-model job needs",
-        {"checkpoint_resume": "missing", "hang_detection": "in_place"},
+        table("missing", "cannot_tell", "in_place"),
         args={"no_save_optim": "True", "no_save_rng": "True"},
     ),
     Job(
         "large-local-checkpoints",
         "the same job saving to each node's local NVMe (/local_disk0)",
-        {"checkpoint_resume": "missing"},
+        table("missing", "cannot_tell", "in_place"),
         save="/local_disk0/ckpt/gpt-70b",
     ),
     Job(
         "large-long-timeout",
         "the same job with --distributed-timeout-minutes 120: every hang costs two hours",
-        {"checkpoint_resume": "in_place", "hang_detection": "missing"},
+        table("in_place", "cannot_tell", "missing"),
         timeout_minutes=120,
     ),
     Job(
         "large-restart-from-scratch",
         "the job fails at iteration 12,345 and is launched again; its --load points at an "
         "empty folder, so the second attempt starts from random weights",
-        {"checkpoint_resume": "missing", "auto_restart": "in_place"},
+        table("missing", "in_place", "in_place"),
         iterations=12_345,
         again="fresh",
     ),
@@ -93,7 +102,7 @@ JOBS = (
         "large-restart-resumed",
         "the job fails at iteration 12,345 and is launched again; the second attempt "
         "loads the checkpoint of iteration 12,000 from Lustre",
-        {"checkpoint_resume": "in_place", "auto_restart": "in_place"},
+        table("in_place", "in_place", "in_place"),
         iterations=12_345,
         again="resume",
     ),
@@ -101,14 +110,14 @@ JOBS = (
         "large-ascend-retry",
         "MindSpeed-LLM on Ascend, 4 nodes: CANN's plog shows HCCL_EXEC_TIMEOUT at its "
         "default 1836 s and operator retry enabled on the inter-node levels",
-        {"hang_detection": "missing", "operator_retry": "in_place"},
+        table("in_place", "cannot_tell", "missing", "in_place"),
         ascend=True,
         hccl={"HCCL_EXEC_TIMEOUT": "default to [1836]s", "retry": "[L0:0,L1:1,L2:1]"},
     ),
     Job(
         "large-ascend-no-retry",
         "the same Ascend job with HCCL_EXEC_TIMEOUT set to 600 s and operator retry off",
-        {"hang_detection": "in_place", "operator_retry": "missing"},
+        table("in_place", "cannot_tell", "in_place", "missing"),
         ascend=True,
         hccl={"HCCL_EXEC_TIMEOUT": "environment to [600]s", "retry": "[L0:0,L1:0,L2:0]"},
     ),

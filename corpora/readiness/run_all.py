@@ -31,13 +31,14 @@ TRAIN = HERE.parent / "torchrun" / "train.py"
 sys.path.insert(0, str(HERE.parent / "torchrun"))
 
 import run_multinode as multinode  # noqa: E402  (a script folder, not a package)
+from generate_large import table  # noqa: E402
 
 
 @dataclass(frozen=True)
 class Run:
     name: str
     about: str
-    rows: dict[str, str]  # feature -> the state the table must show
+    rows: dict[str, str]  # feature -> the state the table must show (every row)
     scenario: str | None = None  # given to readiness (None: inferred)
     args: tuple[str, ...] = ()
     env: dict[str, str] = field(default_factory=dict)
@@ -49,7 +50,7 @@ RUNS_ = [
         "elastic-restart",
         "torchrun --max-restarts=2 at LOGLEVEL=INFO; rank 1 is killed at step 120 of the "
         "first attempt; the restarted workers resume from checkpoint-100",
-        {"checkpoint_resume": "in_place", "auto_restart": "in_place"},
+        table("in_place", "in_place", "cannot_tell"),
         args=("--max-restarts=2",),
         env={
             "LOGLEVEL": "INFO",
@@ -65,27 +66,30 @@ RUNS_ = [
         "no-restart-budget",
         "torchrun without --max-restarts at LOGLEVEL=INFO (max_restarts 0); rank 1 is "
         "killed at step 120: nothing restarts it",
-        {"auto_restart": "missing", "checkpoint_resume": "in_place"},
+        table("in_place", "missing", "cannot_tell"),
         env={"LOGLEVEL": "INFO", "FAULT": "kill", "FAULT_STEP": "120", "STEPS": "200"},
     ),
     Run(
         "local-checkpoints",
         "a clean run that saves its checkpoints under /tmp, judged as a multi-node job: a "
         "rescheduled job cannot see them",
-        {"checkpoint_resume": "missing", "auto_restart": "cannot_tell"},
+        table("missing", "cannot_tell", "cannot_tell"),
         scenario="multi_node",
         env={"STEPS": "200"},
         local_ckpt=True,
     ),
     Run(
+        "no-checkpoints",
+        "a clean run that never saves (CKPT_EVERY beyond its 200 steps): a plain script's "
+        "logs cannot say whether it saves below the level kept, so nothing is guessed",
+        table("cannot_tell", "cannot_tell", "cannot_tell"),
+        env={"STEPS": "200", "CKPT_EVERY": "1000"},
+    ),
+    Run(
         "default-logging",
         "a clean run at torchrun's default log level: no launch config, so the restart "
         "budget cannot be told",
-        {
-            "checkpoint_resume": "in_place",
-            "auto_restart": "cannot_tell",
-            "hang_detection": "cannot_tell",
-        },
+        table("in_place", "cannot_tell", "cannot_tell"),
         env={"STEPS": "200"},
     ),
 ]
@@ -111,7 +115,7 @@ MULTI = [
         "every 50 steps to /mnt/nfs/ha-job/ckpt, one folder both nodes see; global rank 3 "
         "is killed at step 80 of the first attempt and every rank of the restarted group "
         "resumes from checkpoint-50",
-        {"checkpoint_resume": "in_place", "auto_restart": "in_place"},
+        table("in_place", "in_place", "cannot_tell"),
         multinode.Job(
             "mn-shared-restart",
             "kill",
@@ -131,7 +135,7 @@ MULTI = [
         "both nodes see); global rank 3 is killed at step 80 and the job fails; the "
         "platform launches it again (attempt_1/): every rank resumes from checkpoint-50 and "
         "the run completes",
-        {"checkpoint_resume": "in_place", "auto_restart": "in_place"},
+        table("in_place", "in_place", "cannot_tell"),
         multinode.Job(
             "mn-shared-relaunch",
             "kill",
@@ -149,7 +153,8 @@ MULTI = [
         "the same job with its checkpoints in each node's own /mnt/localssd/ha-job/ckpt: "
         "in attempt_1/ the ranks of the node that saved resume from checkpoint-50, the "
         "others find no checkpoint and start at step 1, and the job fails again",
-        {"checkpoint_resume": "missing", "auto_restart": "in_place"},
+        # gloo's 20-second timeout shows when the second node's ranks wait in vain
+        table("missing", "in_place", "in_place"),
         multinode.Job(
             "mn-local-relaunch",
             "kill",
@@ -166,7 +171,7 @@ MULTI = [
         "mn-shared-no-restart",
         "2 nodes x 2 ranks at torchrun's defaults (no --max-restarts, agents at WARNING) "
         "with shared checkpoints; a clean run: the restart budget cannot be told",
-        {"checkpoint_resume": "in_place", "auto_restart": "cannot_tell"},
+        table("in_place", "cannot_tell", "cannot_tell"),
         multinode.Job(
             "mn-shared-no-restart",
             "none",
