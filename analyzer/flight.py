@@ -28,7 +28,7 @@ from datetime import datetime, timezone
 from pathlib import PurePosixPath
 
 from . import stacks
-from .job import path_attempt
+from .job import path_attempts
 
 # A dump larger than this is not read (a 2,000-entry NCCL buffer with stacks is ~3 MiB)
 MAX_BYTES = 64 << 20
@@ -270,16 +270,16 @@ class Records:
     """The dumps read so far; a worker keeps its own and the parent absorbs it."""
 
     def __init__(self) -> None:
-        self.dumps: dict[tuple[int | None, int], Dump] = {}  # by attempt and rank
+        self.dumps: dict[tuple[tuple[int, ...], int], Dump] = {}  # by attempt and rank
         self.added = 0  # dumps added so far: a new one means a new match
 
     def add(self, dump: Dump) -> None:
         """A rank's dump; of two dumps of one rank the later-written one counts."""
         self.added += 1
-        # a bundle of several attempts holds a dump set per attempt (job.path_attempt):
+        # a bundle of several attempts holds a dump set per attempt (job.path_attempts):
         # sequence ids start again in each, so sets are matched apart; within one,
         # dumps in different folders (one per node) are one set
-        key = (path_attempt(dump.name), dump.rank)
+        key = (path_attempts(dump.name), dump.rank)
         held = self.dumps.get(key)
         if held is None or _last_time(dump) >= _last_time(held):
             self.dumps[key] = dump
@@ -290,10 +290,8 @@ class Records:
 
     def findings(self) -> list[Finding]:
         """Where the ranks' records diverge, as lines: per attempt, for two dumps or more."""
-        sets: dict[int | None, dict[int, Dump]] = {}
-        for (attempt, rank), dump in sorted(
-            self.dumps.items(), key=lambda kv: (kv[0][0] or 0, kv[0][1])
-        ):
+        sets: dict[tuple[int, ...], dict[int, Dump]] = {}
+        for (attempt, rank), dump in sorted(self.dumps.items()):
             sets.setdefault(attempt, {})[rank] = dump
         out: list[Finding] = []
         for dumps in sets.values():

@@ -117,10 +117,11 @@ def path_who(name: str) -> Who:
 _PATH_ATTEMPT = re.compile(r"(?:^|/)(?:attempt|restart)[_-]?(\d{1,6})(?:/|$)", re.IGNORECASE)
 
 
-def path_attempt(name: str) -> int | None:
-    """The attempt a path's folders name (the innermost), or None."""
-    found = _PATH_ATTEMPT.findall(name.replace("\\", "/").replace("!", "/"))
-    return int(found[-1]) if found else None
+def path_attempts(name: str) -> tuple[int, ...]:
+    """The attempts a path's folders name, outermost first: a controller's
+    `attempt_1/` around torchrun's own `attempt_0/` is (1, 0), after every file of
+    `attempt_0/` (0, 0) and before `attempt_1/.../attempt_1/`; () when none."""
+    return tuple(map(int, _PATH_ATTEMPT.findall(name.replace("\\", "/").replace("!", "/"))))
 
 
 def path_hosts(name: str) -> list[str]:

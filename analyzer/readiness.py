@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from .correlate import Evidence
-from .job import path_attempt, short
+from .job import path_attempts, short
 from .timeline import checkpoint_step
 from .types import Hit, Stats
 from .verdict import render_message
@@ -373,12 +373,12 @@ def where(path: str) -> Literal["shared", "local", "unknown"]:
     return "unknown"
 
 
-def _later(h: Hit, saves: Sequence[Hit], attempt: dict[str, int]) -> bool:
+def _later(h: Hit, saves: Sequence[Hit], attempt: dict[str, tuple[int, ...]]) -> bool:
     """Whether `h` comes after the first save: a later attempt's folder, a later time,
     or further down the file the save is in. A first run that finds no checkpoint to
     load is no failure of recovery; a start after a save that finds none is."""
     first = saves[0]
-    if attempt.get(h.file, 0) > min(attempt.get(s.file, 0) for s in saves):
+    if attempt.get(h.file, ()) > min(attempt.get(s.file, ()) for s in saves):
         return True
     if h.time is not None and first.time is not None and h.time.absolute and first.time.absolute:
         return h.time.epoch > first.time.epoch
@@ -452,9 +452,7 @@ def _checkpoint_row(
     parts += [say("saved", what=", ".join(what))] if what else []
     if loads:
         parts.append(say("resumed", line=loads[-1].text.strip()[:120]))
-    attempt = {
-        h.file: path_attempt(h.file) or 0 for h in [*saves, *settings.get("fresh_start", [])]
-    }
+    attempt = {h.file: path_attempts(h.file) for h in [*saves, *settings.get("fresh_start", [])]}
     fresh = [h for h in settings.get("fresh_start", []) if _later(h, saves, attempt)]
     if fresh:
         parts.append(say("fresh_later"))
@@ -503,14 +501,14 @@ def _restart_row(ev: Evidence, settings: dict[str, list[Hit]], say: _Say) -> Row
     if restarted:
         detail = render_message(restarted[0], say.lang)
         return _row("auto_restart", "in_place", detail, _lines(restarted[:2]))
-    later = sorted({a for a in map(path_attempt, ev.job.names.values()) if a})
+    later = sorted({t for t in map(path_attempts, ev.job.names.values()) if any(t)})
     if later:
-        attempts = ", ".join(map(str, later))
+        attempts = ", ".join(map(str, sorted({a for t in later for a in t if a})))
         # a line the first restarted attempt logged: where the restart shows
         streams = ev.timeline.streams.values()
         seen = [*ev.timeline.saves, *ev.settings, *(s.last for s in streams if s.last)]
         again = sorted(
-            (h for h in seen if path_attempt(h.file) == later[0]), key=lambda h: (h.file, h.line)
+            (h for h in seen if path_attempts(h.file) == later[0]), key=lambda h: (h.file, h.line)
         )
         detail = say("attempts", attempts=attempts)
         return _row("auto_restart", "in_place", detail, _lines(again[:1]))

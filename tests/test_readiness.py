@@ -55,6 +55,7 @@ def test_the_corpus_covers_restart_budgets_and_checkpoint_places() -> None:
         "local-checkpoints",
         "default-logging",
         "no-checkpoints",
+        "ha-run-restart",
         "mn-shared-restart",
         "mn-shared-relaunch",
         "mn-local-relaunch",

@@ -17,7 +17,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -43,6 +45,9 @@ class Run:
     args: tuple[str, ...] = ()
     env: dict[str, str] = field(default_factory=dict)
     local_ckpt: bool = False  # checkpoints under /tmp (a node's own disk)
+    # run under this repo's ha-run (the restart controller: attempt_N/ folders, HA_RESUME
+    # on later attempts), its log folder kept whole as the job's logs
+    controller: bool = False
 
 
 RUNS_ = [
@@ -77,6 +82,21 @@ RUNS_ = [
         scenario="multi_node",
         env={"STEPS": "200"},
         local_ckpt=True,
+    ),
+    Run(
+        "ha-run-restart",
+        "torchrun under ha-run --max-attempts 3 (this repo's restart controller); rank 1 "
+        "is killed at step 120 of attempt_0, ha-run decides a restart and attempt_1 resumes "
+        "from checkpoint-100 (HA_RESUME=1) and completes",
+        table("in_place", "in_place", "cannot_tell"),
+        env={
+            "FAULT": "kill",
+            "FAULT_STEP": "120",
+            "FAULT_ATTEMPTS": "0",
+            "CKPT_EVERY": "50",
+            "STEPS": "200",
+        },
+        controller=True,
     ),
     Run(
         "no-checkpoints",
@@ -222,6 +242,15 @@ def record_multi(m: MultiRun, torchrun: str) -> None:
     print(f"{m.name}: {label['seconds']} s")
 
 
+def machine_paths(text: str, torchrun: str) -> str:
+    """This machine's Python, home and name -> neutral ones (the torchrun corpus's
+    words); /tmp stays, it is what a node-local checkpoint path looks like."""
+    venv = str(Path(torchrun).resolve().parent.parent)
+    text = text.replace(venv, "/workspace/venv")
+    text = re.sub(r"(?<![\w.-])/root/", "/home/user/", text)
+    return re.sub(rf"(?<![\w.-]){re.escape(socket.gethostname())}(?![\w-])", "gpu-node1", text)
+
+
 def run(r: Run, torchrun: str) -> None:
     out = RUNS / r.name
     shutil.rmtree(out, ignore_errors=True)
@@ -230,12 +259,24 @@ def run(r: Run, torchrun: str) -> None:
     ckpt = str(work / "ckpt") if r.local_ckpt else "checkpoints"
     env = {**os.environ, "CKPT_DIR": ckpt, **r.env}
     cmd = [torchrun, "--nproc-per-node=4", "--tee", "3", *r.args, str(TRAIN)]
+    if r.controller:  # this checkout's ha-run, whatever is installed
+        env["PYTHONPATH"] = str(HERE.parent.parent)
+        ha_run = [sys.executable, "-m", "analyzer.torchrun", "--log-dir", "logs"]
+        cmd = [*ha_run, "--max-attempts", "3", "--", *cmd]
     started = time.time()
-    proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=180)
-    text = (
-        (proc.stdout + proc.stderr).replace(str(work), "/tmp/job").replace(str(TRAIN), "train.py")
-    )
-    (out / "logs" / "console.log").write_text(text)
+    proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=300)
+
+    def scrub(text: str) -> str:
+        return machine_paths(
+            text.replace(str(work), "/tmp/job").replace(str(TRAIN), "train.py"), torchrun
+        )
+
+    (out / "logs" / "console.log").write_text(scrub(proc.stdout + proc.stderr))
+    for f in sorted((work / "logs").rglob("*")) if r.controller else ():
+        if f.is_file():
+            dest = out / "logs" / f.relative_to(work / "logs")
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_text(scrub(f.read_text(errors="replace")))
     shutil.rmtree(work, ignore_errors=True)
     shown = {k: v for k, v in r.env.items()}
     label = {
@@ -246,7 +287,8 @@ def run(r: Run, torchrun: str) -> None:
         "exit": proc.returncode,
         "command": " ".join(f"{k}={v}" for k, v in shown.items())
         + f" CKPT_DIR={'/tmp/job/ckpt' if r.local_ckpt else 'checkpoints'} "
-        + " ".join(["torchrun", *cmd[1:-1], "train.py"]),
+        + ("ha-run --log-dir logs --max-attempts 3 -- " if r.controller else "")
+        + " ".join(["torchrun", "--nproc-per-node=4", "--tee", "3", *r.args, "train.py"]),
         "recorded": time.strftime("%Y-%m-%d"),
         "seconds": round(time.time() - started, 1),
     }
