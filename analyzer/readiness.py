@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
 from .correlate import Evidence
@@ -211,6 +211,10 @@ _TEXT: dict[str, tuple[str, str]] = {
         "LOGLEVEL=INFO); a platform's restart is not in the job's logs",
         "日志中没有重启设置（torchrun 仅在 LOGLEVEL=INFO 时打印启动配置）；"
         "平台的重启不体现在作业日志中",
+    ),
+    "elastic": (
+        "elastic: the job runs on {low} to {high} nodes, a lost node need not stop it",
+        "弹性：作业可在 {low} 到 {high} 个节点上运行，失去一个节点不必停止作业",
     ),
     "platform": (
         "a platform setting: the job's logs do not show it",
@@ -496,6 +500,18 @@ def _cadence(saves: list[Hit], say: _Say) -> str:
 
 
 def _restart_row(ev: Evidence, settings: dict[str, list[Hit]], say: _Say) -> Row:
+    row = _restarts(ev, settings, say)
+    nodes = {
+        h.captures.get("key"): h.captures.get("value", "") for h in settings.get("elastic", [])
+    }
+    low, high = nodes.get("min_nodes", ""), nodes.get("max_nodes", "")
+    if low.isdigit() and high.isdigit() and int(low) < int(high):
+        detail = say.join([row.detail, say("elastic", low=low, high=high)])
+        return replace(row, detail=detail)
+    return row
+
+
+def _restarts(ev: Evidence, settings: dict[str, list[Hit]], say: _Say) -> Row:
     restarted = settings.get("restarted", [])
     allowed = settings.get("restarts_allowed", [])
     if restarted:

@@ -25,6 +25,7 @@ DATA_ROLES: tuple[Role, ...] = ("progress", "setting")
 Setting = Literal[
     "restarts_allowed", "restarted", "collective_timeout", "op_retry", "saved_state",
     "fresh_start", "not_reentrant", "model_size", "save_config", "weights_only", "watchdog",
+    "elastic",
 ]  # fmt: skip
 SETTING_KINDS: tuple[Setting, ...] = (
     "restarts_allowed",
@@ -38,6 +39,7 @@ SETTING_KINDS: tuple[Setting, ...] = (
     "save_config",
     "weights_only",
     "watchdog",
+    "elastic",
 )
 # checkpoint_save: a save began (a pause is expected); checkpoint_saved: it is complete;
 # work: a bar of the rank's own work that is not a training step (tokenising a dataset,

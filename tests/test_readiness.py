@@ -417,3 +417,22 @@ def test_a_deepspeed_save_shows_its_step_and_the_optimizer_state(tmp_path: Path)
     row = _table(tmp_path, lines).row("checkpoint_resume")
     assert row.state == "in_place" and row.detail.startswith("1 checkpoint save(s)")
     assert "saved: optimizer" in row.detail
+
+
+def test_an_elastic_node_range_is_noted_on_the_restart_row(tmp_path: Path) -> None:
+    head = "I1203 15:01:59.646000 29833 site-packages/torch/distributed/launcher/api.py:254]"
+    lines = [f"{head}   min_nodes                : 2", f"{head}   max_nodes                : 4"]
+    lines.append(f"{head}   max_restarts             : 3")
+    row = _table(tmp_path, lines).row("auto_restart")
+    assert row.state == "in_place" and "2 to 4 nodes" in row.detail
+    fixed = [line.replace(": 2", ": 4") for line in lines]
+    assert "nodes" not in _table(tmp_path, fixed).row("auto_restart").detail
+
+
+def test_a_long_hccl_connect_timeout_is_missing_hang_detection(tmp_path: Path) -> None:
+    line = (
+        "[INFO] HCCL(1595259,python3):2026-01-06-15:38:29.881.877 [externalinput.cc:598] "
+        "[1595259][HCCL_ENV] HCCL_CONNECT_TIMEOUT set by environment to [{}]s"
+    )
+    assert _table(tmp_path, [line.format(7200)]).row("hang_detection").state == "missing"
+    assert _table(tmp_path, [line.format(120)]).row("hang_detection").state == "in_place"
