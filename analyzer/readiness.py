@@ -487,7 +487,8 @@ def _cadence(saves: list[Hit], say: _Say) -> str:
             held = first.get(step)
             first[step] = when if held is None else min(held, when or held)
     steps = sorted(first)
-    times = sorted(t for t in first.values() if t is not None)
+    # distinct times only: saves printed without their own time share a neighbour's
+    times = sorted({t for t in first.values() if t is not None})
     out = []
     if len(steps) >= 2:
         gaps = sorted(b - a for a, b in itertools.pairwise(steps))
