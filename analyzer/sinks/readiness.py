@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import unicodedata
 
 from ..readiness import Readiness
+
+_SCENARIO_ZH = {"single_node": "单机", "multi_node": "多机分布式", "large_model": "大模型长稳训练"}
 
 _STATE = {
     "en": {"in_place": "in place", "missing": "MISSING", "cannot_tell": "cannot tell"},
@@ -33,19 +36,28 @@ def render(r: Readiness, lang: str = "en") -> str:
     if lang == "zh":
         how = "指定" if r.scenario_given else "推断：" + r.scenario_why
         ranks = f"{r.ranks} 个 rank" if r.ranks else "rank 数未知"
-        head = f"场景：{r.scenario}（{how}），{ranks}，{r.nodes} 个节点"
+        head = f"场景：{_SCENARIO_ZH[r.scenario]}（{how}），{ranks}，{r.nodes} 个节点"
     else:
         how = "given" if r.scenario_given else "inferred: " + r.scenario_why
         ranks = f"{r.ranks} ranks" if r.ranks else "ranks unknown"
         head = f"scenario: {r.scenario} ({how}), {ranks}, {r.nodes} node(s)"
     out = [head, ""]
-    width = max(len(row.name) for row in r.rows)
+    width = max(_width(row.name) for row in r.rows)
     for row in r.rows:
         state, need = _STATE[lang][row.state], _NEED[lang][row.need]
-        out.append(f"  {row.name:<{width}}  {state:<12} ({need})  {row.detail}")
+        out.append(f"  {_pad(row.name, width)}  {_pad(state, 12)} ({need})  {row.detail}")
         for line in row.evidence:
             out.append(f"      {line.file}:{line.line}  {line.text.strip()[:160]}")
     return "\n".join(out)
+
+
+def _width(text: str) -> int:
+    """Columns on a terminal: a CJK character takes two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * max(0, width - _width(text))
 
 
 def render_json(r: Readiness) -> str:
