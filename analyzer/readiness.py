@@ -180,6 +180,8 @@ _TEXT: dict[str, tuple[str, str]] = {
     "every_s": ("every {s:.0f} s", "每 {s:.0f} 秒"),
     "saved": ("saved: {what}", "已保存：{what}"),
     "resumed": ("resumed: {line}", "已续训：{line}"),
+    "resumed_at": ("resumed at step {n}", "从第 {n} 步续训"),
+    "reached": ("then reached step {m}", "之后训练到第 {m} 步"),
     "fresh_later": (
         "a later start loaded no checkpoint",
         "之后的一次启动未加载任何检查点",
@@ -455,7 +457,7 @@ def _checkpoint_row(
     what = sorted({_STATE_NAMES.get(w, w.lower()) for w in saved} - {""})
     parts += [say("saved", what=", ".join(what))] if what else []
     if loads:
-        parts.append(say("resumed", line=loads[-1].text.strip()[:120]))
+        parts.append(_resumed(ev, loads[-1], say))
     attempt = {h.file: path_attempts(h.file) for h in [*saves, *settings.get("fresh_start", [])]}
     fresh = [h for h in settings.get("fresh_start", []) if _later(h, saves, attempt)]
     if fresh:
@@ -475,6 +477,24 @@ def _checkpoint_row(
         return _row("checkpoint_resume", "in_place", say.join(parts), evidence)
     detail = say.join([say("unknown_place"), *parts])
     return _row("checkpoint_resume", "cannot_tell", detail, evidence)
+
+
+def _resumed(ev: Evidence, load: Hit, say: _Say) -> str:
+    """Where the newest resume started, and how far its attempt then trained: a resume
+    that never got past its step has not shown that the run can go on."""
+    step = checkpoint_step(load)
+    if step is None:
+        return say("resumed", line=load.text.strip()[:120])
+    attempt = path_attempts(load.file)
+    reached = [
+        p.last_step
+        for p in ev.progress
+        if p.last_step is not None and path_attempts(p.file) == attempt
+    ]
+    out = say("resumed_at", n=step)
+    if reached and max(reached) > step:
+        out += ("，" if say.lang == "zh" else ", ") + say("reached", m=max(reached))
+    return out
 
 
 def _cadence(saves: list[Hit], say: _Say) -> str:

@@ -274,7 +274,8 @@ def test_a_resume_line_shows_the_restart_resumed(tmp_path: Path) -> None:
         "multi_node",
     )
     row = table.row("checkpoint_resume")
-    assert row.state == "in_place" and "resumed: " in row.detail and len(row.evidence) == 2
+    assert row.state == "in_place" and "resumed at step 6928" in row.detail
+    assert len(row.evidence) == 2
 
 
 def test_the_parameter_count_makes_a_large_model_job(tmp_path: Path) -> None:
@@ -395,7 +396,7 @@ def test_deepspeed_and_lightning_resumes_show_the_restart_resumed(
 ) -> None:
     save = "2026-06-01 10:30:00,000 [INFO] saved checkpoint to /lustre/job/checkpoint-100.pt"
     row = _table(tmp_path, [save, line], "multi_node").row("checkpoint_resume")
-    assert row.state == "in_place" and "resumed:" in row.detail
+    assert row.state == "in_place" and "resumed" in row.detail
 
 
 @pytest.mark.parametrize("run", _runs(), ids=lambda p: p.name)
@@ -448,3 +449,12 @@ def test_a_long_hccl_connect_timeout_is_missing_hang_detection(tmp_path: Path) -
     )
     assert _table(tmp_path, [line.format(7200)]).row("hang_detection").state == "missing"
     assert _table(tmp_path, [line.format(120)]).row("hang_detection").state == "in_place"
+
+
+def test_a_resume_says_its_step_and_how_far_its_attempt_went(tmp_path: Path) -> None:
+    """The ha-run restart of the corpus: attempt_1 resumed at step 100, then trained on
+    to 200 (its own progress lines, not attempt_0's)."""
+    row = readiness(RUNS / "ha-run-restart" / "logs").row("checkpoint_resume")
+    assert "resumed at step 100, then reached step 200" in row.detail
+    zh = readiness(RUNS / "ha-run-restart" / "logs", lang="zh").row("checkpoint_resume")
+    assert "从第 100 步续训，之后训练到第 200 步" in zh.detail
