@@ -379,12 +379,12 @@ def where(path: str) -> Literal["shared", "local", "unknown"]:
     return "unknown"
 
 
-def _later(h: Hit, saves: Sequence[Hit], attempt: dict[str, tuple[int, ...]]) -> bool:
+def _later(h: Hit, saves: Sequence[Hit]) -> bool:
     """Whether `h` comes after the first save: a later attempt's folder, a later time,
     or further down the file the save is in. A first run that finds no checkpoint to
     load is no failure of recovery; a start after a save that finds none is."""
     first = saves[0]
-    if attempt.get(h.file, ()) > min(attempt.get(s.file, ()) for s in saves):
+    if path_attempts(h.file) > min(path_attempts(s.file) for s in saves):
         return True
     if h.time is not None and first.time is not None and h.time.absolute and first.time.absolute:
         return h.time.epoch > first.time.epoch
@@ -419,32 +419,9 @@ def _checkpoint_row(
     if off and not saves:
         setting = f"{off[0].captures['key']} {off[0].captures['value']}"
         return _row("checkpoint_resume", "missing", say("saves_off", setting=setting), _lines(off))
-    configured = config.get("save")
     if not saves:
-        families = {
-            h.signature.family for s in ev.timeline.streams.values() for h in (s.last,) if h
-        }
-        printed = families & _SAVES_ALWAYS_PRINTED
-        target = configured.captures.get("value", "") if configured else ""
-        if configured and where(target) == "local" and scenario != "single_node":
-            return _row(
-                "checkpoint_resume", "missing", say("local", path=target), _lines([configured])
-            )
-        if printed and ev.timeline.streams:
-            return _row(
-                "checkpoint_resume",
-                "missing",
-                say("no_saves_printed", families=", ".join(sorted(printed))),
-            )
-        if config:
-            setting = ", ".join(f"{k} {h.captures.get('value', '')}" for k, h in config.items())
-            return _row(
-                "checkpoint_resume",
-                "cannot_tell",
-                say("configured", setting=setting),
-                _lines(list(config.values())),
-            )
-        return _row("checkpoint_resume", "cannot_tell", say("no_saves"))
+        return _without_saves(ev, config, scenario, say)
+    configured = config.get("save")
     paths = [p for p in (h.captures.get("path") for h in saves) if p]
     if configured and configured.captures.get("value") not in (None, "None"):
         paths.append(configured.captures["value"])
@@ -458,8 +435,7 @@ def _checkpoint_row(
     parts += [say("saved", what=", ".join(what))] if what else []
     if loads:
         parts.append(_resumed(ev, loads[-1], say))
-    attempt = {h.file: path_attempts(h.file) for h in [*saves, *settings.get("fresh_start", [])]}
-    fresh = [h for h in settings.get("fresh_start", []) if _later(h, saves, attempt)]
+    fresh = [h for h in settings.get("fresh_start", []) if _later(h, saves)]
     if fresh:
         parts.append(say("fresh_later"))
     partial = settings.get("weights_only", [])
@@ -477,6 +453,25 @@ def _checkpoint_row(
         return _row("checkpoint_resume", "in_place", say.join(parts), evidence)
     detail = say.join([say("unknown_place"), *parts])
     return _row("checkpoint_resume", "cannot_tell", detail, evidence)
+
+
+def _without_saves(ev: Evidence, config: dict[str, Hit], scenario: Scenario, say: _Say) -> Row:
+    """No save in the logs: a configured node-local folder, or a framework that always
+    prints its saves, still decides; else the logs cannot tell."""
+    configured = config.get("save")
+    target = configured.captures.get("value", "") if configured else ""
+    if configured and where(target) == "local" and scenario != "single_node":
+        return _row("checkpoint_resume", "missing", say("local", path=target), _lines([configured]))
+    families = {h.signature.family for s in ev.timeline.streams.values() for h in (s.last,) if h}
+    printed = families & _SAVES_ALWAYS_PRINTED
+    if printed:
+        names = ", ".join(sorted(printed))
+        return _row("checkpoint_resume", "missing", say("no_saves_printed", families=names))
+    if config:
+        setting = ", ".join(f"{k} {h.captures.get('value', '')}" for k, h in config.items())
+        detail = say("configured", setting=setting)
+        return _row("checkpoint_resume", "cannot_tell", detail, _lines(list(config.values())))
+    return _row("checkpoint_resume", "cannot_tell", say("no_saves"))
 
 
 def _resumed(ev: Evidence, load: Hit, say: _Say) -> str:
