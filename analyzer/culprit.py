@@ -63,11 +63,17 @@ minimal-bundle test in tests/test_culprit.py.
    that never reported waiting itself (it never arrived); two ranks that wait for each
    other are a link's two ends, the earlier reporter named. The culprit's own line is
    cited when it has one, else the first line that names it.
+15. `lags` (checked right after `stuck`): only symptoms decide, and the ranks of one
+   process group state their last enqueued collective (ProcessGroupNCCL's dump-signal
+   lines, `Last enqueued NCCL work: N`): a minority that enqueued less than the others
+   stopped issuing collectives while the others waited in the next one, a hang of the
+   rank furthest behind (taxonomy: a rank that stopped while the others waited).
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, replace
 
 from . import stacks
@@ -77,6 +83,17 @@ from .types import Hit, Identity, Reported, Spread
 
 # teardown signals a launcher sends to the survivors (SIGTERM, SIGINT, SIGHUP)
 _TEARDOWN_EXITS = frozenset({-15, -2, -1, 143, 130, 129})
+
+
+@dataclass(frozen=True)
+class Lag:
+    """A rank behind the others of its process group: its last enqueued collective, and
+    the ranks that enqueued the next and wait in it (rule 15)."""
+
+    rank: int
+    enqueued: int
+    ahead: tuple[int, ...]
+    ahead_enqueued: int
 
 
 @dataclass(frozen=True)
@@ -90,6 +107,7 @@ class Culprit:
     rule: str
     final: bool = False
     busy: Busy | None = None
+    lag: Lag | None = None
 
 
 def deciding(ev: Evidence) -> list[Hit]:
@@ -129,6 +147,9 @@ def choose(ev: Evidence) -> Culprit | None:
     stuck = _stuck(hits)
     if stuck is not None:
         return Culprit(stuck, None, "stuck")
+    behind = _lagging(hits)
+    if behind is not None:
+        return Culprit(behind[0], None, "lags", lag=behind[1])
     root, rule = hits[0], "best"
     node = _node_line(root, hits)
     if node is not None:
@@ -545,6 +566,43 @@ def _lowest_seq(root: Hit, hits: list[Hit]) -> Hit:
         and _seq(h) is not None
     ]
     return min(same, key=lambda h: (_seq(h), time_key(h), h.file_index, h.line))
+
+
+# the process group a ProcessGroupNCCL line is about (`[PG ID 0 PG GUID 0(default_pg)
+# Rank 4]`, older `[PG 0 Rank 4]`): sequence numbers count per group
+_PG = re.compile(r"\[PG (?:ID )?(\d+)")
+# ranks stating their last enqueued collective before a lag among them is telling
+_LAG_MIN_RANKS = 3
+
+
+def _lagging(hits: list[Hit]) -> tuple[Hit, Lag] | None:
+    """Rule 15: the rank furthest behind among the ranks of one process group that state
+    their last enqueued collective, when fewer than half of them are behind; its own
+    line. None while a cause decides, or when the ranks agree (all waiting in one
+    collective: no rank is shown stuck)."""
+    if hits[0].signature.role == "cause":
+        return None
+    groups: dict[str, dict[int, Hit]] = {}
+    for h in hits:
+        value = h.captures.get("last_enqueued", "")
+        if h.rank is None or not value.lstrip("-").isdigit():
+            continue
+        group = _PG.search(h.text)
+        ranks = groups.setdefault(group.group(1) if group else "", {})
+        held = ranks.get(h.rank)
+        if held is None or int(value) > int(held.captures["last_enqueued"]):
+            ranks[h.rank] = h
+    for ranks in groups.values():
+        if len(ranks) < _LAG_MIN_RANKS:
+            continue
+        enqueued = {r: int(h.captures["last_enqueued"]) for r, h in ranks.items()}
+        top = max(enqueued.values())
+        behind = sorted((v, r) for r, v in enqueued.items() if v < top)
+        if behind and 2 * len(behind) < len(enqueued):
+            lowest, rank = behind[0]
+            ahead = tuple(sorted(r for r, v in enqueued.items() if v == top))
+            return ranks[rank], Lag(rank, lowest, ahead, top)
+    return None
 
 
 # Symptoms that are echoes of one worker's exit: peers losing it, the launcher tearing

@@ -20,7 +20,7 @@ from . import stacks
 from .cascade import Rule, explain
 from .classifier import Model
 from .correlate import ROLE_RANK, SEVERITY_RANK, Evidence, template
-from .culprit import Culprit, chains, choose, deciding, spread
+from .culprit import Culprit, Lag, chains, choose, deciding, spread
 from .job import JobModel
 from .region import ErrorLine, ErrorLines, error_looking, harmless, warning_only
 from .taxonomy import CATEGORIES, NONE, category_name
@@ -150,6 +150,22 @@ def _waited(culprit: Culprit | None, spread_: Spread | None, lang: str) -> str:
     if lang == "zh":
         return f" 各 rank 的等待链止于 rank {rank}：{shown}。"
     return f" The ranks' waits end at rank {rank}: {shown}."
+
+
+def _lagged(lag: Lag | None, lang: str) -> str:
+    """For a rank behind its process group (rule 15): the numbers the verdict rests on."""
+    if lag is None:
+        return ""
+    ahead = ", ".join(map(str, lag.ahead[:8])) + (" ..." if len(lag.ahead) > 8 else "")
+    if lang == "zh":
+        return (
+            f" rank {lag.rank} 最后入队的集合通信是第 {lag.enqueued} 个，而 rank {ahead} "
+            f"已入队第 {lag.ahead_enqueued} 个并在其中等待：rank {lag.rank} 停止了发起集合通信。"
+        )
+    return (
+        f" Rank {lag.rank} last enqueued collective {lag.enqueued}; ranks {ahead} enqueued "
+        f"{lag.ahead_enqueued} and wait in it: rank {lag.rank} stopped issuing collectives."
+    )
 
 
 # A dump of one rank outside any collective while other ranks' dumps wait in one: it
@@ -641,7 +657,8 @@ def decide(
             decided_by="none",
         )
     sig = root.signature
-    category = reading(root)
+    lag = culprit.lag if culprit is not None else None
+    category = "hang" if lag is not None else reading(root)
     explained = tuple(explain(category, root, findings, rules))
     cat = CATEGORIES[category]
     own = category == sig.category  # the signature's own recovery is for its own reading
@@ -669,11 +686,11 @@ def decide(
     rest = [f for f in findings if f not in root_first]
     ordered = tuple((root_first + rest)[:MAX_FINDINGS])
     confidence = _confidence(root, deciding_hits)
-    if (
+    if lag is not None or (
         culprit is not None
         and (culprit.rule == "stuck" or sig.category == "hang")
         and _others_wait(root, deciding_hits)
-    ):
+    ):  # the logs show the others waiting for the root's rank
         confidence = max(confidence, _STUCK_CONFIDENCE)
     return verdict(
         category=category,
@@ -682,6 +699,7 @@ def decide(
         confidence=confidence,
         summary=_summary(root, findings, lang, category, frozenset(e.signature for e in explained))
         + _waited(culprit, spread_, lang)
+        + _lagged(lag, lang)
         + (_idle_summary(idle, lang) if idle else "")
         + _guess(confidence, lang),
         root_cause=rc,

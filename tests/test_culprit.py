@@ -503,3 +503,64 @@ def test_14_a_cause_decides_over_the_wait_graph(tmp_path: Path) -> None:
     assert _rule(logs) != "waits-for"
     v = analyze(logs, model=False)
     assert v.category == "device_oom" and v.root_cause is not None and v.root_cause.rank == 3
+
+
+# ProcessGroupNCCL's heartbeat monitor on every rank after one rank's watchdog fired
+# (torch 2.5+; the real line goes on "This is most likely caused by ...")
+DUMP_SIGNAL = (
+    "[rank{r}]:[E926 10:30:59.004112309 ProcessGroupNCCL.cpp:1746] [PG ID {pg} PG GUID {pg}"
+    "(default_pg) Rank {r}] Received a dump signal due to a collective timeout from  rank 0 "
+    "and we will try our best to dump the debug info. Last enqueued NCCL work: {enq}, last "
+    "completed NCCL work: 55120.This is most likely caused by incorrect usages of collectives"
+)
+
+
+def _dumps(enqueued: dict[int, int], pg: int = 0) -> list[str]:
+    lines = [WATCHDOG.format(r=0, seq=55121)]
+    return lines + [DUMP_SIGNAL.format(r=r, enq=e, pg=pg) for r, e in enqueued.items()]
+
+
+def test_15_a_rank_behind_the_others_last_enqueued_collective_is_a_hang(tmp_path: Path) -> None:
+    """31 ranks enqueued work 55121 and wait in it; rank 21 never enqueued it (it stopped
+    in its data iterator): a rank that stopped while the others waited, a hang."""
+    logs = write_bundle(
+        tmp_path, {"console.log": _dumps({4: 55121, 13: 55121, 21: 55120, 30: 55121})}
+    )
+    assert _rule(logs) == "lags"
+    v = analyze(logs, model=False)
+    assert v.category == "hang" and v.recovery == "hang_restart"
+    assert v.root_cause is not None and v.root_cause.rank == 21
+    assert "ranks 4, 13, 30 enqueued 55121" in v.summary and v.confidence >= 0.75
+
+
+@pytest.mark.parametrize(
+    "enqueued",
+    [
+        {4: 55121, 13: 55121, 21: 55121},  # all wait in one collective: no rank shown stuck
+        {4: 55121, 13: 55120, 21: 55120, 30: 55121},  # half behind: no minority lags
+        {4: 55121, 21: 55120},  # two ranks say too little
+    ],
+)
+def test_15_ranks_that_agree_or_split_evenly_show_no_laggard(
+    tmp_path: Path, enqueued: dict[int, int]
+) -> None:
+    logs = write_bundle(tmp_path, {"console.log": _dumps(enqueued)})
+    assert _rule(logs) != "lags"
+    assert analyze(logs, model=False).category == "collective_timeout"
+
+
+def test_15_sequence_numbers_of_two_process_groups_are_not_compared(tmp_path: Path) -> None:
+    """Each process group counts its own collectives: rank 21's low number is of PG 1."""
+    lines = [
+        *_dumps({4: 55121, 13: 55121, 30: 55121}),
+        DUMP_SIGNAL.format(r=21, enq=812, pg=1),
+        DUMP_SIGNAL.format(r=4, enq=812, pg=1),
+    ]
+    logs = write_bundle(tmp_path, {"console.log": lines})
+    assert _rule(logs) != "lags"
+
+
+def test_15_a_cause_decides_over_a_lag(tmp_path: Path) -> None:
+    lines = [OOM.format(r=21), *_dumps({4: 55121, 13: 55121, 21: 55120, 30: 55121})]
+    v = analyze(write_bundle(tmp_path, {"console.log": lines}), model=False)
+    assert v.category == "device_oom" and v.root_cause is not None and v.root_cause.rank == 21
