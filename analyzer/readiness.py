@@ -180,6 +180,12 @@ _TEXT: dict[str, tuple[str, str]] = {
     "every_s": ("every {s:.0f} s", "每 {s:.0f} 秒"),
     "saved": ("saved: {what}", "已保存：{what}"),
     "resumed": ("resumed: {line}", "已续训：{line}"),
+    "split": (
+        "ranks {ranks} started at step {first} while the others resumed at step {step}: "
+        "the checkpoint was not there for every rank (a node's own disk?)",
+        "rank {ranks} 从第 {first} 步开始，而其他 rank 从第 {step} 步续训：并非每个 rank "
+        "都能读到检查点（节点本地盘？）",
+    ),
     "resumed_at": ("resumed at step {n}", "从第 {n} 步续训"),
     "reached": ("then reached step {m}", "之后训练到第 {m} 步"),
     "fresh_later": (
@@ -433,8 +439,12 @@ def _checkpoint_row(
     saved = (h.captures.get("what", "") for h in settings.get("saved_state", []))
     what = sorted({_STATE_NAMES.get(w, w.lower()) for w in saved} - {""})
     parts += [say("saved", what=", ".join(what))] if what else []
+    split = _split(ev, loads[-1]) if loads else None
     if loads:
         parts.append(_resumed(ev, loads[-1], say))
+    if split is not None:
+        ranks, first, step = split
+        parts.insert(0, say("split", ranks=ranks, first=first, step=step))
     fresh = [h for h in settings.get("fresh_start", []) if _later(h, saves)]
     if fresh:
         parts.append(say("fresh_later"))
@@ -447,7 +457,7 @@ def _checkpoint_row(
         local = next(p for p in paths if where(p) == "local")
         detail = say.join([say("local", path=local), *parts])
         return _row("checkpoint_resume", "missing", detail, evidence)
-    if (fresh and not loads) or (partial and scenario == "large_model"):
+    if (fresh and not loads) or (partial and scenario == "large_model") or split is not None:
         return _row("checkpoint_resume", "missing", say.join(parts), evidence)
     if (places <= {"shared"} and paths) or scenario == "single_node":
         return _row("checkpoint_resume", "in_place", say.join(parts), evidence)
@@ -472,6 +482,25 @@ def _without_saves(ev: Evidence, config: dict[str, Hit], scenario: Scenario, say
         detail = say("configured", setting=setting)
         return _row("checkpoint_resume", "cannot_tell", detail, _lines(list(config.values())))
     return _row("checkpoint_resume", "cannot_tell", say("no_saves"))
+
+
+def _split(ev: Evidence, load: Hit) -> tuple[str, int, int] | None:
+    """Ranks of the resumed attempt that started below the step it resumed at while the
+    others resumed: the checkpoint was not there for every rank (each node's own disk,
+    whatever the path looks like). Their ranks, their first step, the resumed step."""
+    step = checkpoint_step(load)
+    attempt = path_attempts(load.file)
+    if step is None or not attempt:  # one console of every attempt: first steps say nothing
+        return None
+    starts = {
+        st.rank: min(st.mark_lines)
+        for st in ev.timeline.streams.values()
+        if st.rank is not None and st.mark_lines and path_attempts(st.file) == attempt
+    }
+    behind = sorted(r for r, first in starts.items() if first < step)
+    if not behind or len(behind) == len(starts):
+        return None
+    return ", ".join(map(str, behind)), min(starts[r] for r in behind), step
 
 
 def _resumed(ev: Evidence, load: Hit, say: _Say) -> str:

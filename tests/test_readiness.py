@@ -458,3 +458,18 @@ def test_a_resume_says_its_step_and_how_far_its_attempt_went(tmp_path: Path) -> 
     assert "resumed at step 100, then reached step 200" in row.detail
     zh = readiness(RUNS / "ha-run-restart" / "logs", lang="zh").row("checkpoint_resume")
     assert "从第 100 步续训，之后训练到第 200 步" in zh.detail
+
+
+def test_ranks_that_did_not_resume_with_the_others_are_missing_resume(tmp_path: Path) -> None:
+    """The node-local relaunch of the corpus with its folder renamed to one that looks
+    like nothing (/data/ckpt): the path cannot tell, the ranks can: in attempt_1 ranks 0
+    and 1 resumed at step 50, ranks 2 and 3 (the other node) started at step 1."""
+    import shutil
+
+    logs = tmp_path / "logs"
+    shutil.copytree(RUNS / "mn-local-relaunch" / "logs", logs)
+    for f in logs.rglob("*.log"):
+        f.write_text(f.read_text().replace("/mnt/localssd/ha-job/ckpt", "/data/ckpt"))
+    row = readiness(logs).row("checkpoint_resume")
+    assert row.state == "missing"
+    assert "ranks 2, 3 started at step 1 while the others resumed at step 50" in row.detail
