@@ -380,7 +380,13 @@ def readiness_cmd(paths: tuple[str, ...], scenario: str | None, fmt: str, **opti
         table = readiness(list(paths), scenario, settings)  # type: ignore[arg-type]
     except PatternError as e:
         raise click.UsageError(str(e)) from None
+    if table.row("failure_analysis").state == "missing" and fmt != "json":
+        # nothing was read: an error, as for analyze (the JSON keeps its table)
+        click.echo("ha-analyze: nothing to analyse in " + ", ".join(paths), err=True)
+        _echo_notes(table.notes)
+        sys.exit(EXIT_UNREADABLE)
     click.echo(sink.render_json(table) if fmt == "json" else sink.render(table, settings.lang))
+    _echo_notes(table.notes)
 
 
 EXIT_FAILURE_SEEN = 4

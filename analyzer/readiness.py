@@ -137,6 +137,8 @@ class Readiness:
     rows: tuple[Row, ...]
     ranks: int
     nodes: int
+    # what the reading noted: unreadable paths, damaged archives (Stats.notes)
+    notes: tuple[str, ...] = ()
     schema: str = SCHEMA
 
     def to_dict(self) -> dict[str, Any]:
@@ -154,6 +156,7 @@ _TEXT: dict[str, tuple[str, str]] = {
     "long_run": ("{nodes} nodes for {days:.1f} days", "{nodes} 个节点运行 {days:.1f} 天"),
     "nodes": ("{nodes} nodes, {ranks} ranks", "{nodes} 个节点、{ranks} 个 rank"),
     "node": ("{nodes} node, {ranks} ranks", "{nodes} 个节点、{ranks} 个 rank"),
+    "one": ("1 node", "1 个节点"),
     "not_reentrant": (
         "the script fails when it starts again: {line}",
         "脚本重新启动时失败：{line}",
@@ -313,7 +316,7 @@ def assess(
         Row(r.feature, names[r.feature], _NEEDS[r.feature][k], r.state, r.detail, r.evidence)
         for r in rows
     )
-    return Readiness(chosen, given, why, out, ranks, nodes)
+    return Readiness(chosen, given, why, out, ranks, nodes, stats.notes)
 
 
 def _infer(
@@ -328,7 +331,7 @@ def _infer(
         return "large_model", say("long_run", nodes=nodes, days=span / 86400)
     if nodes >= 2:
         return "multi_node", say("nodes", nodes=nodes, ranks=ranks)
-    return "single_node", say("node", nodes=nodes or 1, ranks=ranks)
+    return "single_node", say("node", nodes=nodes or 1, ranks=ranks) if ranks else say("one")
 
 
 def _parameters(lines: Sequence[Hit]) -> float | None:

@@ -473,3 +473,16 @@ def test_ranks_that_did_not_resume_with_the_others_are_missing_resume(tmp_path: 
     row = readiness(logs).row("checkpoint_resume")
     assert row.state == "missing"
     assert "ranks 2, 3 started at step 1 while the others resumed at step 50" in row.detail
+
+
+def test_nothing_to_read_is_an_error_with_the_reason_never_a_table(tmp_path: Path) -> None:
+    from analyzer.cli import EXIT_UNREADABLE
+
+    missing = str(tmp_path / "no-such-job")
+    out = CliRunner().invoke(main, ["readiness", missing])
+    assert out.exit_code == EXIT_UNREADABLE and "checkpoint resume" not in out.stdout
+    assert "nothing to analyse" in out.stderr and "cannot read" in out.stderr
+    as_json = CliRunner().invoke(main, ["readiness", missing, "--format", "json"])
+    doc = json.loads(as_json.stdout)  # a program still gets its table, and why
+    assert any("cannot read" in n for n in doc["notes"])
+    assert readiness(missing).notes == tuple(doc["notes"])  # the library call never raises
