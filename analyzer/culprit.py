@@ -100,7 +100,8 @@ class Lag:
 class Culprit:
     """The root cause: a line (`hit`), a stalled rank (`stall`) or a busy one (`busy`),
     and the rule that chose it; `final` when no classifier may overrule it (a rule read
-    the logs to the end)."""
+    the logs to the end); `lag` when the line's rank is behind its process group (the
+    verdict is then a hang)."""
 
     hit: Hit | None
     stall: Stall | None
