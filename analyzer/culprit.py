@@ -73,7 +73,6 @@ minimal-bundle test in tests/test_culprit.py.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, replace
 
 from . import stacks
@@ -569,9 +568,6 @@ def _lowest_seq(root: Hit, hits: list[Hit]) -> Hit:
     return min(same, key=lambda h: (_seq(h), time_key(h), h.file_index, h.line))
 
 
-# the process group a ProcessGroupNCCL line is about (`[PG ID 0 PG GUID 0(default_pg)
-# Rank 4]`, older `[PG 0 Rank 4]`): sequence numbers count per group
-_PG = re.compile(r"\[PG (?:ID )?(\d+)")
 # ranks stating their last enqueued collective before a lag among them is telling
 _LAG_MIN_RANKS = 3
 
@@ -580,7 +576,8 @@ def _lagging(hits: list[Hit]) -> tuple[Hit, Lag] | None:
     """Rule 15: the rank furthest behind among the ranks of one process group that state
     their last enqueued collective, when fewer than half of them are behind; its own
     line. None while a cause decides, or when the ranks agree (all waiting in one
-    collective: no rank is shown stuck)."""
+    collective: no rank is shown stuck). Sequence numbers count per process group: the
+    signatures capture the group a line names (`pg`, from `[PG ID 0 ... Rank 4]`)."""
     if hits[0].signature.role == "cause":
         return None
     groups: dict[str, dict[int, Hit]] = {}
@@ -588,8 +585,7 @@ def _lagging(hits: list[Hit]) -> tuple[Hit, Lag] | None:
         value = h.captures.get("last_enqueued", "")
         if h.rank is None or not value.lstrip("-").isdigit():
             continue
-        group = _PG.search(h.text)
-        ranks = groups.setdefault(group.group(1) if group else "", {})
+        ranks = groups.setdefault(h.captures.get("pg", ""), {})
         held = ranks.get(h.rank)
         if held is None or int(value) > int(held.captures["last_enqueued"]):
             ranks[h.rank] = h

@@ -210,12 +210,12 @@ def test_the_cli_prints_the_table_as_json_and_in_chinese() -> None:
     zh = CliRunner().invoke(main, ["readiness", str(run), "--lang", "zh"])
     assert zh.exit_code == 0 and "自动重启" in zh.output and "缺失" in zh.output
     assert zh.output.startswith("场景：单机（推断：")
-    from analyzer.sinks.readiness import _width
+    from analyzer.sinks import text_width
 
     # the states line up on a terminal, where a CJK character takes two columns
     rows = [line for line in zh.output.splitlines() if line.startswith("  ") and "(" in line]
     states = {
-        _width(line[: line.index(state)])
+        text_width(line[: line.index(state)])
         for line in rows
         for state in ("已具备", "缺失", "无法判断")
         if state in line

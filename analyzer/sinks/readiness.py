@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-import unicodedata
 
 from ..readiness import Readiness
+from . import text_width
 
 _SCENARIO_ZH = {"single_node": "单机", "multi_node": "多机分布式", "large_model": "大模型长稳训练"}
 
@@ -42,7 +42,7 @@ def render(r: Readiness, lang: str = "en") -> str:
         ranks = f"{r.ranks} ranks" if r.ranks else "ranks unknown"
         head = f"scenario: {r.scenario} ({how}), {ranks}, {r.nodes} node(s)"
     out = [head, ""]
-    width = max(_width(row.name) for row in r.rows)
+    width = max(text_width(row.name) for row in r.rows)
     for row in r.rows:
         state, need = _STATE[lang][row.state], _NEED[lang][row.need]
         out.append(f"  {_pad(row.name, width)}  {_pad(state, 12)} ({need})  {row.detail}")
@@ -51,13 +51,8 @@ def render(r: Readiness, lang: str = "en") -> str:
     return "\n".join(out)
 
 
-def _width(text: str) -> int:
-    """Columns on a terminal: a CJK character takes two."""
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
-
-
 def _pad(text: str, width: int) -> str:
-    return text + " " * max(0, width - _width(text))
+    return text + " " * max(0, width - text_width(text))
 
 
 def render_json(r: Readiness) -> str:

@@ -7,12 +7,11 @@ job prints the ranks that matter first and folds ranks with the same story.
 
 from __future__ import annotations
 
-import unicodedata
-
 import click
 
 from ..culprit import chains
 from ..types import RankEvent, RankProgress, Reported, Spread, Verdict
+from . import text_width
 
 _MAX_ROWS = 40
 
@@ -28,11 +27,6 @@ _HEAD = {
     "en": ("who", "last progress", "time", "role", "first telling line", "file"),
     "zh": ("谁", "最后进度", "时间", "角色", "最先的关键日志", "文件"),
 }
-
-
-def _width(text: str) -> int:
-    """Terminal columns: CJK characters take two."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 def _row(
@@ -111,10 +105,10 @@ def render(verdict: Verdict, lang: str = "en") -> str:
     shown = [r for i, r in enumerate(rows) if i < _MAX_ROWS or r[2]]
     head = _HEAD["zh" if lang == "zh" else "en"]
     columns = zip(head, *(cells for _, cells, _ in shown), strict=True)
-    widths = [max(_width(c) for c in column) for column in columns]
+    widths = [max(text_width(c) for c in column) for column in columns]
 
     def line(mark: str, cells: tuple[str, ...]) -> str:
-        padded = [c + " " * (w - _width(c)) for c, w in zip(cells[:-1], widths, strict=False)]
+        padded = [c + " " * (w - text_width(c)) for c, w in zip(cells[:-1], widths, strict=False)]
         return f"{mark} " + "  ".join((*padded, cells[-1]))
 
     out = [
