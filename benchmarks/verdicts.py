@@ -35,8 +35,16 @@ def jobs() -> Iterator[tuple[str, Path, bool]]:
         yield str(case.relative_to(REPO)), logs, failed
     for excerpt in sorted((corpora / "failures").rglob("*.log")):
         yield str(excerpt.relative_to(REPO)), excerpt, False
-    for top in ("ascend/bundles", "clean", "examples", "flight/runs", "torchrun/runs",
-                "torchrun/multinode", "readiness/runs", "readiness/generated"):
+    for top in (
+        "ascend/bundles",
+        "clean",
+        "examples",
+        "flight/runs",
+        "torchrun/runs",
+        "torchrun/multinode",
+        "readiness/runs",
+        "readiness/generated",
+    ):
         root = corpora / top
         if not root.is_dir():
             continue
@@ -62,8 +70,14 @@ def snapshot(out: Path) -> int:
                 verdict = analyze(path, Settings(lang=lang, failed=failed))
                 body = json.loads(render(verdict))
                 body.get("stats", {}).pop("seconds", None)
-                fh.write(json.dumps({"job": name, "lang": lang, "verdict": body},
-                                    ensure_ascii=False, sort_keys=True) + "\n")
+                fh.write(
+                    json.dumps(
+                        {"job": name, "lang": lang, "verdict": body},
+                        ensure_ascii=False,
+                        sort_keys=True,
+                    )
+                    + "\n"
+                )
                 n += 1
     print(f"{n} verdicts -> {out}")
     return 0
