@@ -6,8 +6,8 @@ stays cheap (no pandas, pyarrow or scikit-learn) because restart controllers imp
 """
 
 from .analysis import Analyzer, Settings, analyze, readiness
-from .readiness import Readiness
-from .signatures import PatternSet, load_patterns
+from .decide.readiness import Readiness
+from .rules.signatures import PatternSet, load_patterns
 from .types import AnalyzerError, Finding, LogTime, PatternError, RootCause, Stats, Verdict
 
 __all__ = [

@@ -1,7 +1,7 @@
 """The pipeline end to end, driven by one object: `Analyzer`.
 
 sources -> lines -> job model -> signature matches -> per-rank timelines -> culprit
-rules -> verdict. `analyze()`, the worker processes (analyzer.workers), `watch`,
+rules -> verdict. `analyze()`, the worker processes (analyzer.read.workers), `watch`,
 `unknowns` and training all read through an Analyzer, so every rule exists once.
 
 `analyze()` is what a restart controller calls: it must return a Verdict for any log
@@ -23,23 +23,24 @@ from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-from . import classifier, flight
-from .automaton import available_engines
-from .cascade import Rule, load_rules
-from .correlate import Collector, Evidence
-from .formats import Fields, format_files
-from .formats import load as load_formats
-from .job import JobBuilder, JobModel, path_who
-from .matcher import Matcher, context_only
-from .readiness import SCENARIOS, Readiness, Scenario, assess
-from .reading import Reading, worth_forking
-from .region import ErrorLines
-from .scan import FileScan, StreamFeed, StreamScanner, YearRef
-from .signatures import PatternSet, builtin_dir, load_patterns
-from .sources import OutOfTime, SourceNotes, Stream, Unit, iter_units, open_unit
-from .timeline import HANG_FACTOR, HANG_MIN_GAP
+from .decide.readiness import SCENARIOS, Readiness, Scenario, assess
+from .decide.verdict import decide
+from .job import flight
+from .job.correlate import Collector, Evidence
+from .job.model import JobBuilder, JobModel, path_who
+from .job.timeline import HANG_FACTOR, HANG_MIN_GAP
+from .read.reading import Reading, worth_forking
+from .read.scan import FileScan, StreamFeed, StreamScanner, YearRef
+from .read.sources import OutOfTime, SourceNotes, Stream, Unit, iter_units, open_unit
+from .rules.automaton import available_engines
+from .rules.cascade import Rule, load_rules
+from .rules.formats import Fields, format_files
+from .rules.formats import load as load_formats
+from .rules.matcher import Matcher, context_only
+from .rules.signatures import PatternSet, builtin_dir, load_patterns
 from .types import AnalyzerError, Hit, LogTime, Stats, Verdict, Who
-from .verdict import decide
+from .unknowns import classifier
+from .unknowns.region import ErrorLines
 
 PathArg = str | os.PathLike[str]
 T = TypeVar("T")
@@ -192,7 +193,7 @@ class Analyzer:
     Bytes arrive by `feed(name, data)` (a growing log, a socket, an archive member the
     caller unpacks) and a stream ends with `close(name)`; `read(units)` reads whole
     inputs from disk or stdin. Hits go to the job's Collector, unless `on_hit` takes
-    them instead (a worker process ships them to its parent, analyzer.workers).
+    them instead (a worker process ships them to its parent, analyzer.read.workers).
     Not thread-safe: one Analyzer per job and thread.
     """
 
@@ -319,7 +320,7 @@ class Analyzer:
             self.reading.unread += 1
 
     def read_dump(self, name: str, data: bytes, path_rank: int | None = None) -> None:
-        """A Flight Recorder dump's bytes into the job's records (analyzer.flight), a
+        """A Flight Recorder dump's bytes into the job's records (analyzer.job.flight), a
         rank's later dump replacing its earlier one; matched across ranks when the
         evidence is gathered (`match_dumps`)."""
         r = self.reading
@@ -389,7 +390,7 @@ class Analyzer:
         if workers > 1 and stop_at is None and worth_forking(units):
             # imported here: multiprocessing (and pickle) stay out of a controller's
             # process unless it asks for workers
-            from . import workers as pool
+            from .read import workers as pool
 
             pool.scan_tasks(pool.plan(units), pool.Merger(self), self.settings, workers)
         else:
@@ -428,7 +429,7 @@ class Analyzer:
         return self.collector.evidence(end, self.model(), s.hang_factor, s.hang_min_gap)
 
     def readiness(self, scenario: Scenario | None = None) -> Readiness:
-        """Whether the job is set up so that recovery can work (analyzer.readiness), on
+        """Whether the job is set up so that recovery can work (analyzer.decide.readiness), on
         what was read so far; `scenario` None: inferred from the logs."""
         return assess(self.evidence(), self.stats(), scenario, self.settings.lang)
 

@@ -22,11 +22,11 @@ from typing import Any, TextIO, TypeVar
 import click
 
 from .analysis import Analyzer, Settings, analyze
-from .automaton import available_engines
-from .matcher import run_examples
-from .signatures import load_patterns
-from .taxonomy import CATEGORIES
-from .timeline import HANG_FACTOR, HANG_MIN_GAP
+from .job.timeline import HANG_FACTOR, HANG_MIN_GAP
+from .rules.automaton import available_engines
+from .rules.matcher import run_examples
+from .rules.signatures import load_patterns
+from .rules.taxonomy import CATEGORIES
 from .types import AnalyzerError, PatternError, Stats
 
 EXIT_UNREADABLE = 3
@@ -351,8 +351,8 @@ def analyze_cmd(
     if unreadable:
         sys.exit(EXIT_UNREADABLE)
     if exit_code:
-        from .history import Attempt
-        from .policy import decide
+        from .ops.history import Attempt
+        from .ops.policy import decide
 
         sys.exit(decide(Attempt.of(verdict)).exit_code)
 
@@ -415,7 +415,7 @@ def watch_cmd(
     6 when --timeout ran out first; 0 on Ctrl-C."""
     import time
 
-    from .watch import Watcher
+    from .ops.watch import Watcher
 
     wanted = {w.strip() for w in exit_on.split(",") if w.strip()}
     unknown = wanted - {"failure", "hang", "finished"}
@@ -521,7 +521,7 @@ def patterns_test(directory: str | None, engine: str | None) -> None:
 @click.option("--output", type=click.Path(dir_okay=False), default=None)
 def patterns_export(pattern_dirs: tuple[str, ...], ere: bool, output: str | None) -> None:
     """The signatures' match regexes in another dialect, for `grep -E -f` and friends."""
-    from .export import to_ere
+    from .rules.export import to_ere
 
     regexes = [rx for s in _load(pattern_dirs).signatures for rx in s.match]
     eres = [e for rx in regexes if (e := to_ere(rx)) is not None]
@@ -543,7 +543,7 @@ def patterns_export(pattern_dirs: tuple[str, ...], ere: bool, output: str | None
 )
 def patterns_doc(pattern_dirs: tuple[str, ...], output: str | None) -> None:
     """The catalogue as Markdown: coverage per vendor and category, one row per signature."""
-    from .catalogue import render
+    from .rules.catalogue import render
 
     text = render(_load(pattern_dirs)) + "\n"
     if output:
@@ -607,8 +607,8 @@ def unknowns_cmd(
     and the jobs they appear in. With --suggest, a YAML signature is drafted per template:
     set its category (and check its regex), then pass the file with --patterns.
     """
-    from .suggest import draft_yaml
-    from .templates import mine
+    from .unknowns.suggest import draft_yaml
+    from .unknowns.templates import mine
 
     settings = _settings(options)
     try:
@@ -665,8 +665,8 @@ def decide_cmd(
     PATH holds the logs of the attempt that just failed, or `attempt_N/` folders of
     several attempts of one job (each analysed on its own, the last one is current).
     """
-    from .history import Attempt, attempt_dirs, load_history
-    from .policy import decide, load_policy
+    from .ops.history import Attempt, attempt_dirs, load_history
+    from .ops.policy import decide, load_policy
 
     try:
         policy = load_policy(policy_file) if policy_file else None
@@ -735,7 +735,7 @@ def batch_cmd(
     Re-running skips jobs already analysed whose logs did not change; an interrupted
     run resumes where it stopped. Schema: README, "Batch analysis".
     """
-    from .batch import TABLE_SUFFIXES, BatchLocked, print_progress, run_batch, run_batch_spark
+    from .batch.run import TABLE_SUFFIXES, BatchLocked, print_progress, run_batch, run_batch_spark
 
     findings = Path(findings_out) if findings_out else None
     for name, path in (("--out", out), ("--findings", findings_out)):
@@ -787,7 +787,7 @@ def batch_cmd(
 )
 def report_cmd(table: str, html_out: str) -> None:
     """One self-contained HTML report from a batch table (verdicts.parquet, .csv, .jsonl)."""
-    from .report import TableError, write_report
+    from .batch.report import TableError, write_report
 
     try:
         n = write_report(Path(table), Path(html_out))

@@ -4,7 +4,7 @@
     python -m analyzer.train --evaluate-only # the evaluation alone
 
 Needs scikit-learn (`pip install -e '.[train]'`); the shipped model does not. Documents
-are failure regions (analyzer.region) of the labelled excerpts in corpora/failures
+are failure regions (analyzer.unknowns.region) of the labelled excerpts in corpora/failures
 (family from their SOURCES.yaml) and of the healthy runs in corpora/clean (label `none`),
 plus one document per cause signature made of its positive examples: the catalogue is
 the widest collection of real message forms we have (held-out accuracy 0.69 without it,
@@ -31,9 +31,9 @@ from typing import Any
 import yaml
 
 from .analysis import Analyzer, Settings
-from .classifier import FORMAT, MODEL_PATH, TOKEN, region_text
-from .signatures import PatternSet, load_patterns
-from .verdict import model_region
+from .decide.verdict import model_region
+from .rules.signatures import PatternSet, load_patterns
+from .unknowns.classifier import FORMAT, MODEL_PATH, TOKEN, region_text
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPORA = ROOT / "corpora"
@@ -201,7 +201,7 @@ def reliability(rows: list[tuple[str, str, str, float]]) -> list[tuple[str, int,
 
 
 def export(pipe: Any, temperature: float, meta: dict[str, Any]) -> dict[str, Any]:
-    """The fitted pipeline as plain data (see analyzer.classifier.Model): terms in index
+    """The fitted pipeline as plain data (see analyzer.unknowns.classifier.Model): terms in index
     order, idf and coefficients as little-endian float32 arrays in base64, so loading is
     a decode, not the parse of half a million JSON numbers."""
     union = pipe.named_steps["features"]

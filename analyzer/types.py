@@ -18,10 +18,10 @@ Blame = Literal["node", "rank", "job", "user"]
 
 ROLES: tuple[Role, ...] = ("cause", "symptom", "confirmation", "progress", "setting")
 # Lines that are data about the run, not events of a failure: progress (the timelines)
-# and settings (how the job is set up for recovery: analyzer.readiness). Never a
+# and settings (how the job is set up for recovery: analyzer.decide.readiness). Never a
 # candidate, wherever they sit (in quotes, beside a failure on the same line).
 DATA_ROLES: tuple[Role, ...] = ("progress", "setting")
-# what a setting line states (analyzer.readiness reads each kind)
+# what a setting line states (analyzer.decide.readiness reads each kind)
 Setting = Literal[
     "restarts_allowed", "restarted", "collective_timeout", "op_retry", "saved_state",
     "fresh_start", "not_reentrant", "model_size", "save_config", "weights_only", "watchdog",
@@ -141,7 +141,7 @@ class Signature:
     # frame (a FileNotFoundError while loading a checkpoint is checkpoint_corrupt)
     raised_in: tuple[tuple[str, str], ...] = ()
     # a thread header of a stack dump: which printed end of its frames is the innermost
-    # (analyzer.stacks reads them; the hit cites the application's innermost frame)
+    # (analyzer.job.stacks reads them; the hit cites the application's innermost frame)
     stack: Literal["first", "last"] | None = None
 
 
@@ -217,7 +217,7 @@ class Hit:
     captures: dict[str, str] = field(default_factory=dict)
     context: tuple[str, ...] = ()
     context_first_line: int = 0
-    # what the line and its path claim about who logged it (analyzer.job resolves it:
+    # what the line and its path claim about who logged it (analyzer.job.model resolves it:
     # `rank` and `host` are the resolved ones once the job model has run)
     who: Who = field(default_factory=Who)
     identity: Identity | None = None

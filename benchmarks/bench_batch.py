@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from analyzer.batch import run_batch, run_batch_spark
+from analyzer.batch.run import run_batch, run_batch_spark
 from corpora.generator.demo import build
 
 OUT = Path(__file__).parent / "out" / "batch"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from analyzer.redact import redact
+from analyzer.read.redact import redact
 
 ROOT = Path(__file__).resolve().parent.parent
 ORDINARY = [

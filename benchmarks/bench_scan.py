@@ -49,18 +49,18 @@ import genlogs  # benchmarks/genlogs.py: this script's folder is sys.path[0]
 import profiles
 import usersets
 
-from analyzer.automaton import available_engines
-from analyzer.export import to_ere
-from analyzer.matcher import Matcher
-from analyzer.scan import BLOCK
-from analyzer.signatures import load_patterns
+from analyzer.read.scan import BLOCK
+from analyzer.rules.automaton import available_engines
+from analyzer.rules.export import to_ere
+from analyzer.rules.matcher import Matcher
+from analyzer.rules.signatures import load_patterns
 
 OUT = Path(__file__).parent / "out"
 REPO = Path(__file__).resolve().parent.parent
 
 
 def grep_ere(rx: str) -> str | None:
-    """The signature's ERE form (analyzer.export), if GNU grep also builds it quickly."""
+    """The signature's ERE form (analyzer.rules.export), if GNU grep also builds it quickly."""
     ere = to_ere(rx)
     if ere is None:
         return None
@@ -410,11 +410,11 @@ def main() -> None:
                         dest = profiles.default_path(OUT, kind, mib)
                         path = profiles.make(kind, dest, mib, compress)
                         bench_profile(kind, path, sets, exe, a.repeat, not a.no_stats)
-        if not a.profile or a.job:  # the engine's own regexes as ERE (analyzer.export)
+        if not a.profile or a.job:  # the engine's own regexes as ERE (analyzer.rules.export)
             sigs = load_patterns().signatures
             eres = [e for s in sigs for rx in s.match if (e := grep_ere(rx))]
             print(
-                f"{len(sigs)} signatures; grep gets {len(eres)} regexes (analyzer.export), LC_ALL=C\n"
+                f"{len(sigs)} signatures; grep gets {len(eres)} regexes (analyzer.rules.export), LC_ALL=C\n"
             )
             ere = str(Path(tmp) / "signatures.ere")
             Path(ere).write_text("\n".join(eres) + "\n")

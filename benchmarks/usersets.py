@@ -2,7 +2,7 @@
 
 The speed benchmarks compare ha-analyze with grep on the same signatures. A fair yardstick
 is what a user would write by hand, not the engine's own regexes converted (that is
-`bench_scan.py --mib`, through analyzer.export):
+`bench_scan.py --mib`, through analyzer.rules.export):
 
   user_eres       ONE POSIX ERE per signature: for each of its match regexes the literal
                   runs the regex cannot match without (3+ characters, in order) joined
@@ -28,12 +28,12 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-try:  # the parser behind `re`, as analyzer.signatures uses it
+try:  # the parser behind `re`, as analyzer.rules.signatures uses it
     import re._parser as _sre  # type: ignore[import-not-found,unused-ignore]
 except ImportError:  # Python 3.10
     import sre_parse as _sre
 
-from analyzer.signatures import load_patterns
+from analyzer.rules.signatures import load_patterns
 from analyzer.types import Signature
 
 _ERE_SPECIAL = frozenset(".[]()*+?{}|^$\\")

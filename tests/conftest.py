@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from analyzer.automaton import available_engines
+from analyzer.rules.automaton import available_engines
 
 FIXTURES = Path(__file__).parent / "fixtures"
 DEMO_PATTERNS = FIXTURES / "patterns"

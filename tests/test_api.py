@@ -87,7 +87,7 @@ def test_never_raises_on_hostile_content(tmp_path: Path) -> None:
 
 
 def test_an_internal_error_costs_one_file_not_the_verdict(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from analyzer import scan
+    from analyzer.read import scan
 
     (tmp_path / "a.log").write_text(
         "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB\n"

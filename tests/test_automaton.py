@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from analyzer import analyze
-from analyzer.automaton import available_engines, build, relax
-from analyzer.lines import clean, strip_prefix
+from analyzer.read.lines import clean, strip_prefix
+from analyzer.rules.automaton import available_engines, build, relax
 
 CASES = [
     # (regex, line that the exact check accepts)
@@ -143,7 +143,7 @@ def test_hyperscan_database_cache_survives_corruption(tmp_path, monkeypatch) -> 
 
 
 def test_relaxed_forms_are_cached_and_a_damaged_entry_is_rebuilt(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from analyzer.automaton import relaxed, variants
+    from analyzer.rules.automaton import relaxed, variants
 
     monkeypatch.setenv("HA_ANALYZE_CACHE", str(tmp_path))
     regexes = ["a.b", "磁盘空间不足", r"(?i)^x(?P<n>\d+)$"]
@@ -162,7 +162,7 @@ def test_a_pattern_set_the_default_engine_misses_falls_back_to_re2() -> None:
     """Vectorscan 5.4.12 (python-hyperscan 0.9.1) loses this match when both patterns
     share one database (Intel Hyperscan 5.4 and Vectorscan 5.4.11 find it). The default
     engine is taken only for a pattern set whose examples it finds all of."""
-    from analyzer.automaton import available_engines, missed
+    from analyzer.rules.automaton import available_engines, missed
 
     pats = [
         (0, r"(?:error=\d+ : |\(\d+ vs\. 0\)  )the launch timed out"),
@@ -187,7 +187,7 @@ def test_a_pattern_set_the_default_engine_misses_falls_back_to_re2() -> None:
 
 def test_the_builtin_catalogue_runs_on_the_default_engine() -> None:
     from analyzer.analysis import Settings
-    from analyzer.automaton import available_engines
+    from analyzer.rules.automaton import available_engines
 
     assert Settings().matcher().automaton.name == available_engines()[0]
 

@@ -17,8 +17,8 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from analyzer import batch
-from analyzer.batch import COLUMNS, SCHEMA, discover, run_batch
+from analyzer.batch import run as batch
+from analyzer.batch.run import COLUMNS, SCHEMA, discover, run_batch
 from analyzer.cli import main
 
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB\n"
@@ -209,7 +209,7 @@ def test_analyze_many_and_read_table_give_the_batch_schema_in_every_format(
     JSON-lines table back as the same frame (a CSV's text typed again)."""
     import pandas as pd
 
-    from analyzer.batch import analyze_many, read_table
+    from analyzer.batch.run import analyze_many, read_table
 
     _jobs(tmp_path / "root")
     frame = analyze_many([tmp_path / "root"], workers=1)

@@ -9,9 +9,9 @@ from collections import Counter
 from click.testing import CliRunner
 from conftest import REPO
 
-from analyzer.catalogue import render
 from analyzer.cli import main
-from analyzer.signatures import load_patterns
+from analyzer.rules.catalogue import render
+from analyzer.rules.signatures import load_patterns
 
 
 def test_catalogue_md_is_current() -> None:

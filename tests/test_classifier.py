@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from analyzer import analyze, classifier
-from analyzer.classifier import Model, region_text
+from analyzer import analyze
+from analyzer.unknowns import classifier
+from analyzer.unknowns.classifier import Model, region_text
 
 ROOT = Path(__file__).resolve().parent.parent
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3"
@@ -208,8 +209,8 @@ def test_a_line_that_calls_itself_harmless_is_never_evidence(tmp_path: Path) -> 
     ],
 )
 def test_harmless_and_warning_level_lines(line: str, harmless: bool, warning: bool) -> None:
-    from analyzer.region import harmless as is_harmless
-    from analyzer.region import warning_only
+    from analyzer.unknowns.region import harmless as is_harmless
+    from analyzer.unknowns.region import warning_only
 
     assert (is_harmless(line), warning_only(line)) == (harmless, warning)
 

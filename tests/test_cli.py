@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 from conftest import DEMO_PATTERNS
 
-from analyzer.automaton import available_engines
 from analyzer.cli import main
+from analyzer.rules.automaton import available_engines
 
 OOM = "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3"
 TIMEOUT = (
@@ -211,7 +211,7 @@ def test_failed_turns_logs_that_just_end_into_unknown_and_decide_assumes_it(
 
 
 def test_ha_run_treats_a_non_zero_exit_with_silent_logs_as_a_failure(tmp_path: Path) -> None:
-    ha_run = [sys.executable, "-m", "analyzer.torchrun", "--log-dir", str(tmp_path)]
+    ha_run = [sys.executable, "-m", "analyzer.ops.torchrun", "--log-dir", str(tmp_path)]
     r = subprocess.run(
         [*ha_run, "--max-attempts", "1", "--", "bash", "-c", "echo hello; exit 3"],
         capture_output=True,

@@ -1,4 +1,4 @@
-"""The culprit rules (analyzer.culprit), one minimal bundle per rule, in their order.
+"""The culprit rules (analyzer.decide.culprit), one minimal bundle per rule, in their order.
 
 Each bundle holds real-format lines (torch 2.x, torchrun, gloo, NCCL, the NVIDIA driver)
 and is built so that the rule under test decides; the assertion names the rule's pick.
@@ -13,7 +13,7 @@ import pytest
 from conftest import write_bundle
 
 from analyzer import Analyzer, Settings, analyze
-from analyzer.culprit import choose
+from analyzer.decide.culprit import choose
 
 GLOO_LOST = (
     "[rank{r}]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/"

@@ -9,9 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from analyzer.cli import main
-from analyzer.export import to_ere
-from analyzer.lines import clean, strip_prefix
-from analyzer.signatures import load_patterns
+from analyzer.read.lines import clean, strip_prefix
+from analyzer.rules.export import to_ere
+from analyzer.rules.signatures import load_patterns
 
 
 @pytest.mark.parametrize(

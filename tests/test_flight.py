@@ -1,4 +1,4 @@
-"""Flight Recorder dumps (analyzer.flight): read without running anything, matched across
+"""Flight Recorder dumps (analyzer.job.flight): read without running anything, matched across
 ranks, and judged with the logs.
 
 corpora/flight/runs/ holds real dump sets: corpora/flight/run_all.py ran job.py under a
@@ -21,8 +21,10 @@ from conftest import REPO
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analyzer import Analyzer, analyze, flight, reading, unpickle
-from analyzer.watch import Watcher
+from analyzer import Analyzer, analyze
+from analyzer.job import flight, unpickle
+from analyzer.ops.watch import Watcher
+from analyzer.read import reading
 
 RUNS = REPO / "corpora" / "flight" / "runs"
 

@@ -3,7 +3,7 @@
 Built from the catalogue itself, so every new cause signature is covered: each positive
 example's message is put into a healthy training log the way user code talks about
 failures (a logged retry rule, a print, a line of prose), and the verdict must stay
-`none`. Quoted forms are refused by the quote check (`analyzer.lines.quoted`); prose is
+`none`. Quoted forms are refused by the quote check (`analyzer.read.lines.quoted`); prose is
 caught because the same stream kept training after it (`Collector.survived`).
 """
 
@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from analyzer import analyze
-from analyzer.formats import builtin
-from analyzer.lines import clean, parse_time, strip_prefix
-from analyzer.signatures import load_patterns
+from analyzer.read.lines import clean, parse_time, strip_prefix
+from analyzer.rules.formats import builtin
+from analyzer.rules.signatures import load_patterns
 
 FORMS = {
     "logged-quote": '2026-11-29 10:00:00,000 - INFO - __main__ - skipping known issue: "{m}"',

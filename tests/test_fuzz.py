@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from analyzer import analyze
-from analyzer.formats import builtin
-from analyzer.lines import clean, parse_time, strip_prefix
-from analyzer.redact import redact
+from analyzer.read.lines import clean, parse_time, strip_prefix
+from analyzer.read.redact import redact
+from analyzer.rules.formats import builtin
 
 settings.register_profile("ci", max_examples=60, deadline=None)
 settings.register_profile("long", max_examples=5000, deadline=None)
@@ -76,7 +76,7 @@ stamps = st.sampled_from(
 def test_the_clock_first_search_finds_what_the_full_search_finds(
     before: str, stamp: str, after: str
 ) -> None:
-    from analyzer.lines import _TS, _TS_WINDOW, _stamp
+    from analyzer.read.lines import _TS, _TS_WINDOW, _stamp
 
     for text in (before[:30] + stamp + after, stamp + after, before + stamp):
         full, fast = _TS.search(text, 0, _TS_WINDOW), _stamp(text)
@@ -109,7 +109,7 @@ secret_text = st.text(
 @given(secret_text)
 def test_every_redaction_rule_is_tried_wherever_it_matches(text: str) -> None:
     """A trigger is a superset of its rule: a rule that could match is never skipped."""
-    from analyzer.redact import _RULES, _triggers
+    from analyzer.read.redact import _RULES, _triggers
 
     tried = set(_triggers().Match(text.encode("utf-8", "surrogatepass")) or ())
     for i, rule in enumerate(_RULES):

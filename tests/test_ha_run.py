@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from analyzer import analyze
-from analyzer.policy import EXIT_NONE, EXIT_PERMANENT
-from analyzer.torchrun import _with_logs, flight_env
+from analyzer.ops.policy import EXIT_NONE, EXIT_PERMANENT
+from analyzer.ops.torchrun import _with_logs, flight_env
 
 pytest.importorskip("torch")
 
@@ -42,7 +42,7 @@ def _ha_run(tmp: Path, fault: dict[str, str], *extra: str) -> tuple[int, list[di
     cmd = [
         sys.executable,
         "-m",
-        "analyzer.torchrun",
+        "analyzer.ops.torchrun",
         "--log-dir",
         str(tmp / "logs"),
         "--poll",
@@ -145,7 +145,7 @@ def test_a_hung_rank_is_named_from_the_stacks_taken_before_the_kill(
         env["PATH"] = os.pathsep.join(
             d for d in env["PATH"].split(os.pathsep) if not (Path(d) / "py-spy").exists()
         )
-    cmd = [sys.executable, "-m", "analyzer.torchrun", "--log-dir", str(tmp_path / "logs")]
+    cmd = [sys.executable, "-m", "analyzer.ops.torchrun", "--log-dir", str(tmp_path / "logs")]
     cmd += ["--poll", "0.5", "--hang-min-gap", "5", "--max-attempts", "1", "--"]
     cmd += [*TORCHRUN, "--nproc-per-node", "2", str(TRAIN)]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300, cwd=tmp_path)
@@ -183,7 +183,7 @@ def test_sigterm_to_ha_run_reaches_the_job_and_leaves_no_process_behind(tmp_path
     marker = f"HA_RUN_TEST_MARK={uuid.uuid4().hex}"
     key, value = marker.split("=")
     env = _job_env(tmp_path, STEPS="100000", **{key: value})
-    cmd = [sys.executable, "-m", "analyzer.torchrun", "--log-dir", str(tmp_path / "logs")]
+    cmd = [sys.executable, "-m", "analyzer.ops.torchrun", "--log-dir", str(tmp_path / "logs")]
     cmd += ["--poll", "0.2", "--grace", "5", "--", *TORCHRUN, "--nproc-per-node", "2", str(TRAIN)]
     proc = subprocess.Popen(
         cmd, env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
@@ -221,7 +221,7 @@ def test_a_hang_in_a_step_format_nobody_wrote_a_signature_for_is_found_live(
         tmp_path, FAULT="hang", FAULT_ATTEMPTS="0", FAULT_STEP="150", LOG_STYLE=style,
         STEP_SLEEP="0.03",
     )  # fmt: skip
-    cmd = [sys.executable, "-m", "analyzer.torchrun", "--log-dir", str(tmp_path / "logs")]
+    cmd = [sys.executable, "-m", "analyzer.ops.torchrun", "--log-dir", str(tmp_path / "logs")]
     cmd += ["--poll", "0.5", "--hang-min-gap", "5", "--max-attempts", "1", "--"]
     cmd += [*TORCHRUN, "--nproc-per-node", "2", str(TRAIN)]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300, cwd=tmp_path)
@@ -238,7 +238,7 @@ def test_stacks_are_waited_for_until_the_logs_stop_growing(
     loaded machine that took longer than a fixed wait, and the verdict lost the frames."""
     import threading
 
-    from analyzer import torchrun
+    from analyzer.ops import torchrun
 
     monkeypatch.setattr(torchrun, "_DUMP_MIN", 0.2)
     monkeypatch.setattr(torchrun, "_DUMP_QUIET", 1.0)

@@ -136,7 +136,7 @@ def test_a_hostile_watched_folder(hostile: inputs.Hostile, tmp_path: Path) -> No
     (a poll reads at most 256 MiB in 1 MiB blocks), nothing outside the folder is read."""
     import json
 
-    from analyzer.watch import Watcher
+    from analyzer.ops.watch import Watcher
 
     path = hostile.build(tmp_path)
     try:

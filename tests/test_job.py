@@ -1,4 +1,4 @@
-"""The job model (analyzer.job): who logged each line, from real-format evidence.
+"""The job model (analyzer.job.model): who logged each line, from real-format evidence.
 
 Each test is a small bundle laid out as a platform collects it, with lines in the formats
 real launchers print (torchrun 2.x, Slurm, kubectl, NCCL, the kernel); the assertion is
@@ -13,8 +13,8 @@ import pytest
 from conftest import torchelastic_table, write_bundle
 
 from analyzer import Analyzer, Settings, analyze
-from analyzer.formats import builtin, run_examples
-from analyzer.job import normal_busid, path_hosts, path_who
+from analyzer.job.model import normal_busid, path_hosts, path_who
+from analyzer.rules.formats import builtin, run_examples
 
 KEYERROR = [
     "[rank{g}]: Traceback (most recent call last):",
@@ -30,7 +30,7 @@ def test_the_formats_file_passes_its_examples() -> None:
 
 def test_the_builtin_facts_are_in_the_engines_shared_subset() -> None:
     """A user's facts are checked at load; the built-in ones here (not at start-up)."""
-    from analyzer.signatures import check_regex
+    from analyzer.rules.signatures import check_regex
 
     def fail(_field: str, msg: str) -> AssertionError:
         return AssertionError(msg)

@@ -4,8 +4,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from analyzer.formats import builtin
-from analyzer.lines import clean, parse_time, strip_prefix
+from analyzer.read.lines import clean, parse_time, strip_prefix
+from analyzer.rules.formats import builtin
 
 
 def _epoch(*args: int) -> float:
@@ -163,7 +163,7 @@ def test_pdsh_host_prefix_is_stripped_and_kept() -> None:
 def test_quoted_tells_a_quoting_person_from_a_quoting_framework(
     text: str, needle: str, expected: bool
 ) -> None:
-    from analyzer.lines import quoted
+    from analyzer.read.lines import quoted
 
     start = text.index(needle)
     assert quoted(text, start, len(text) if "device" in needle else start + len(needle)) is expected

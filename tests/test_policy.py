@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 from analyzer import AnalyzerError
 from analyzer.cli import main
-from analyzer.history import Attempt, lemon_hosts, load_history, sticky
-from analyzer.policy import (
+from analyzer.ops.history import Attempt, lemon_hosts, load_history, sticky
+from analyzer.ops.policy import (
     EXIT_ISOLATE,
     EXIT_NONE,
     EXIT_PERMANENT,

@@ -17,7 +17,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))  # profiles imports genlogs as a si
 import profiles
 import usersets
 
-from analyzer.signatures import load_patterns
+from analyzer.rules.signatures import load_patterns
 
 SINGLE = ("sparse", "dense", "plog", "tqdm")
 

@@ -1,4 +1,4 @@
-"""HA readiness (analyzer.readiness): the rows the logs of a job decide, and only those.
+"""HA readiness (analyzer.decide.readiness): the rows the logs of a job decide, and only those.
 
 corpora/readiness/runs/ holds real torchrun runs with known settings
 (corpora/readiness/run_all.py); the lines of other stacks come from the signatures' own
@@ -15,9 +15,10 @@ import pytest
 from click.testing import CliRunner
 from conftest import REPO
 
-from analyzer import analyze, readiness
+from analyzer import analyze
 from analyzer.cli import main
-from analyzer.readiness import FEATURES, NAMES, SCHEMA, where
+from analyzer.decide import readiness
+from analyzer.decide.readiness import FEATURES, NAMES, SCHEMA, where
 
 RUNS = REPO / "corpora" / "readiness" / "runs"
 GENERATED = REPO / "corpora" / "readiness" / "generated"
@@ -240,8 +241,8 @@ def test_readme_counts_the_corpus() -> None:
 def test_the_batch_table_has_a_readiness_column_per_row_and_the_report_a_section(
     tmp_path: Path,
 ) -> None:
-    from analyzer.batch import analyze_many
-    from analyzer.report import not_resumable, render
+    from analyzer.batch.report import not_resumable, render
+    from analyzer.batch.run import analyze_many
 
     frame = analyze_many([RUNS, GENERATED], workers=1)
     by_job = {r["job_id"]: r for r in frame.to_dict("records")}
@@ -403,7 +404,7 @@ def test_deepspeed_and_lightning_resumes_show_the_restart_resumed(
 def test_every_detail_is_in_chinese_with_lang_zh(run: Path) -> None:
     """`--lang zh` says the details too, not only the names: no English sentence left
     (the evidence lines and the settings' own names stay as the logs have them)."""
-    from analyzer.readiness import _TEXT
+    from analyzer.decide.readiness import _TEXT
 
     zh = readiness(run / "logs", _label(run)["scenario"], lang="zh")
     en = readiness(run / "logs", _label(run)["scenario"])

@@ -9,7 +9,7 @@ from conftest import FIXTURES
 
 from analyzer import analyze
 from analyzer.cli import main
-from analyzer.redact import redact
+from analyzer.read.redact import redact
 
 LOGS = FIXTURES / "secrets"
 SECRETS = [
@@ -70,7 +70,7 @@ def test_a_line_of_spaces_costs_linear_time() -> None:
     """The base64 rule once backtracked over leading spaces with two lookaheads each
     time (quadratic: 0.08 s for 4 KiB, minutes for a log of such lines). Counted, not
     timed: the regex engine's steps are proportional to the calls into the pattern."""
-    from analyzer.redact import _RULES
+    from analyzer.read.redact import _RULES
 
     repeat = re.compile(r"\(\?<?[=!][^)]*[*+{]")  # a lookaround that scans a run
     for rule in _RULES:

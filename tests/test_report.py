@@ -12,9 +12,9 @@ from conftest import FIXTURES
 from test_batch import _jobs
 from test_redact import SECRETS
 
-from analyzer.batch import run_batch
+from analyzer.batch.report import lemon_nodes, load_rows, render, repeated_causes
+from analyzer.batch.run import run_batch
 from analyzer.cli import main
-from analyzer.report import lemon_nodes, load_rows, render, repeated_causes
 
 SECTIONS = (
     "Failures by category",

@@ -10,11 +10,11 @@ from conftest import DEMO_PATTERNS
 
 from analyzer import analyze
 from analyzer.analysis import Analyzer, Settings
-from analyzer.automaton import build
-from analyzer.region import ERROR_LINE
-from analyzer.scan import BLOCK, LINE_CAP, _templates
-from analyzer.signatures import iter_regexes
+from analyzer.read.scan import BLOCK, LINE_CAP, _templates
+from analyzer.rules.automaton import build
+from analyzer.rules.signatures import iter_regexes
 from analyzer.types import Verdict
+from analyzer.unknowns.region import ERROR_LINE
 
 OOM = "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3"
 
@@ -169,7 +169,7 @@ def _sampled_and_full(log: Path, engine: str, monkeypatch: pytest.MonkeyPatch) -
 def test_sampling_keeps_timeline_and_error_region_exact(
     tmp_path: Path, engine: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Step and error lines are sampled per block (analyzer.automaton.Sampler); the
+    """Step and error lines are sampled per block (analyzer.rules.automaton.Sampler); the
     timeline and the classifier's region must be what reading every line gives."""
     lines = []
     for i in range(60_000):
@@ -213,7 +213,7 @@ def test_repeated_lines_are_counted_as_reading_every_copy_gives(
     the job model reads must keep them apart: a loss scale (tiny only below 1e-3), an
     Xid code, a rank named in the text. Findings, counts, ranks, error lines and the
     evidence lines must be what reading every copy gives."""
-    import analyzer.scan as scan
+    import analyzer.read.scan as scan
 
     lines = []
     for i in range(40_000):
@@ -273,7 +273,7 @@ def test_a_log_that_grows_while_read_is_read_as_large_as_it_was_when_opened(
     """Issue 18, point 10: a file written faster than it is read never ended; now a plain
     file is read to the size it had when opened. What is appended after (here an OOM) is
     the next analysis's, and a read-ahead block past that size is left unread."""
-    from analyzer.sources import SourceNotes, iter_units, open_unit
+    from analyzer.read.sources import SourceNotes, iter_units, open_unit
 
     log = tmp_path / "rank_0.log"
     log.write_bytes(b"2026-11-29 10:00:00,000 INFO step 1 loss 2.0\n" * (3 * BLOCK // 46))
@@ -291,7 +291,7 @@ def test_a_log_that_grows_while_read_is_read_as_large_as_it_was_when_opened(
 
 
 def test_a_line_template_masks_the_time_of_day_and_nothing_a_verdict_reads() -> None:
-    """Copies of a line share a template (analyzer.scan): the time of day and a dmesg
+    """Copies of a line share a template (analyzer.read.scan): the time of day and a dmesg
     uptime go, every other number stays, and so does a colon run longer than a clock
     (two NICs must not stand for each other). Many lines at once as one by one."""
     lines = [
@@ -343,7 +343,7 @@ def test_a_run_of_error_lines_is_kept_as_adding_each_keeps_it() -> None:
     """Counted copies' error lines go in as runs (StreamScanner._flush): only the ones a
     file keeps are made, and the file's head, tail and count are what one add per line
     gives, wherever the run falls."""
-    from analyzer.region import ErrorLine, ErrorLines
+    from analyzer.unknowns.region import ErrorLine, ErrorLines
 
     def line(n: int) -> ErrorLine:
         return ErrorLine("f", n, None, f"warning {n}", False)

@@ -17,12 +17,12 @@ import yaml
 from click.testing import CliRunner
 
 from analyzer import analyze
-from analyzer.batch import run_batch
+from analyzer.batch.report import load_rows, render
+from analyzer.batch.run import run_batch
 from analyzer.cli import main
-from analyzer.lines import TEXT_CAP
-from analyzer.redact import redact, redact_lines
-from analyzer.report import load_rows, render
-from analyzer.watch import Watcher
+from analyzer.ops.watch import Watcher
+from analyzer.read.lines import TEXT_CAP
+from analyzer.read.redact import redact, redact_lines
 
 CORPUS = yaml.safe_load((Path(__file__).parent / "hostile" / "secrets.yaml").read_text())
 FORMS: list[dict[str, Any]] = CORPUS["forms"]
@@ -173,7 +173,7 @@ def test_ha_run_files_hold_no_secret_of_the_command(tmp_path: Path) -> None:
     import sys
 
     secrets = ["hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "hunter2-very-secret"]
-    cmd = [sys.executable, "-m", "analyzer.torchrun", "--log-dir", str(tmp_path / "logs")]
+    cmd = [sys.executable, "-m", "analyzer.ops.torchrun", "--log-dir", str(tmp_path / "logs")]
     cmd += ["--", sys.executable, "-c", "print('step 1 loss 2.0')"]
     cmd += ["--hf-token", secrets[0], f"--password={secrets[1]}"]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)

@@ -12,11 +12,11 @@ import pytest
 import yaml
 from conftest import DEMO_PATTERNS
 
-from analyzer import automaton, signatures
 from analyzer.analysis import Settings
-from analyzer.automaton import available_engines
-from analyzer.matcher import Matcher, kind_of
-from analyzer.signatures import KEY_ORDER, load_patterns
+from analyzer.rules import automaton, signatures
+from analyzer.rules.automaton import available_engines
+from analyzer.rules.matcher import Matcher, kind_of
+from analyzer.rules.signatures import KEY_ORDER, load_patterns
 from analyzer.types import PatternError
 
 BUILTIN = load_patterns()
@@ -55,7 +55,7 @@ def test_builtin_example(engine_name: str, sig_id: str, index: int) -> None:
 
 
 def test_catalogue_covers_every_category() -> None:
-    from analyzer.taxonomy import CATEGORIES
+    from analyzer.rules.taxonomy import CATEGORIES
 
     covered = {s.category for s in BUILTIN.signatures if s.role == "cause"} | {
         s.category for s in BUILTIN.signatures
@@ -159,7 +159,7 @@ def test_invalid_yaml_is_a_pattern_error(tmp_path: Path) -> None:
 
 
 def test_demo_examples_pass_on_every_engine(engine: str) -> None:
-    from analyzer.matcher import run_examples
+    from analyzer.rules.matcher import run_examples
 
     checked, failures = run_examples(Matcher(load_patterns([DEMO_PATTERNS], builtin=False), engine))
     assert checked == 16

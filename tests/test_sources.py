@@ -13,8 +13,8 @@ import pytest
 import zstandard
 
 from analyzer import analyze
-from analyzer.job import path_hosts, path_who
-from analyzer.sources import SourceNotes, iter_streams
+from analyzer.job.model import path_hosts, path_who
+from analyzer.read.sources import SourceNotes, iter_streams
 
 LOG = b"line one\nline two\n"
 
@@ -177,7 +177,8 @@ def test_path_claims(
 
 
 def test_a_decompression_bomb_stops_with_a_note(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from analyzer import analyze, sources
+    from analyzer import analyze
+    from analyzer.read import sources
 
     monkeypatch.setattr(sources, "MIN_EXPANSION_LIMIT", 1 << 20)  # 1 MiB floor for the test
     bomb = gzip.compress(b"A" * (64 << 20))  # ~64 KB that expand to 64 MiB of text
@@ -212,7 +213,8 @@ def test_tar_member_names_are_never_paths_on_disk(tmp_path: Path) -> None:
     ids=["xz", "bz2", "zst"],
 )
 def test_every_codec_is_bounded_against_bombs(tmp_path: Path, monkeypatch, compress) -> None:  # type: ignore[no-untyped-def]
-    from analyzer import analyze, sources
+    from analyzer import analyze
+    from analyzer.read import sources
 
     monkeypatch.setattr(sources, "MIN_EXPANSION_LIMIT", 1 << 20)
     blob = compress(b"A" * (48 << 20))
@@ -266,7 +268,8 @@ def test_zip_members_with_lying_sizes(
 def test_archives_nested_in_archives_stay_bounded(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """A gzip bomb inside a tar inside a tar.gz: the outer limit carries inward, and a
     zip inside a zip (the 42.zip shape) is not opened at all."""
-    from analyzer import analyze, sources
+    from analyzer import analyze
+    from analyzer.read import sources
 
     monkeypatch.setattr(sources, "MIN_EXPANSION_LIMIT", 1 << 20)
     inner = _tar_bytes({"rank_0.log.gz": gzip.compress(b"A" * (32 << 20)), "rank_1.log": OOM}, "w")

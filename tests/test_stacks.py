@@ -1,4 +1,4 @@
-"""Stack dumps of live processes (analyzer.stacks, the `stack-*` signatures, culprit rule
+"""Stack dumps of live processes (analyzer.job.stacks, the `stack-*` signatures, culprit rule
 11): real formats of faulthandler, py-spy, gdb and the stack-printing recipes, from the
 public issues the signatures cite."""
 
@@ -10,7 +10,7 @@ import pytest
 from conftest import write_bundle
 
 from analyzer import analyze
-from analyzer.stacks import read
+from analyzer.job.stacks import read
 
 # pytorch/pytorch#54818: a test process hung in barrier, dumped by its timeout handler
 FAULTHANDLER = """\

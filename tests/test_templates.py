@@ -1,4 +1,4 @@
-"""Template mining (analyzer.templates) and signature drafts (analyzer.suggest)."""
+"""Template mining (analyzer.unknowns.templates) and signature drafts (analyzer.unknowns.suggest)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ import pytest
 import yaml
 
 from analyzer import analyze
-from analyzer.matcher import Matcher, run_examples
-from analyzer.signatures import KEY_ORDER, load_patterns
-from analyzer.suggest import draft_signature, draft_yaml
-from analyzer.templates import MAX_JOBS, OVERFLOW_PATTERN, Template, mine
+from analyzer.rules.matcher import Matcher, run_examples
+from analyzer.rules.signatures import KEY_ORDER, load_patterns
 from analyzer.types import BLAMES
+from analyzer.unknowns.suggest import draft_signature, draft_yaml
+from analyzer.unknowns.templates import MAX_JOBS, OVERFLOW_PATTERN, Template, mine
 
 # Made-up but realistic failures that no built-in signature knows: one vendor
 # collective, a storage client, an Ascend link tool, a glog-style agent, a Python

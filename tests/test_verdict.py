@@ -142,7 +142,7 @@ def test_lowest_sequence_number_names_the_rank_that_fell_behind(tmp_path: Path) 
 
 
 def test_findings_stay_bounded_on_endless_unique_lines(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from analyzer import correlate
+    from analyzer.job import correlate
 
     monkeypatch.setattr(correlate, "_MAX_GROUPS", 5)
     lines = [f"KeyError: 'key-{chr(97 + i % 26)}{chr(97 + i // 26)}'" for i in range(200)]

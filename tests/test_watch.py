@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from analyzer.watch import Watcher
+from analyzer.ops.watch import Watcher
 
 
 def step_line(step: int) -> str:
@@ -132,7 +132,7 @@ OOM_LINE = (
 def test_a_name_swapped_for_a_link_after_listing_is_not_opened(tmp_path: Path) -> None:
     """Files are checked as opened (O_NOFOLLOW, fstat), not by their name at listing
     time: a link swapped in between is refused, a FIFO never blocks the open."""
-    from analyzer.sources import NotRegular, open_regular
+    from analyzer.read.sources import NotRegular, open_regular
 
     outside = tmp_path / "outside.log"
     outside.write_text(OOM_LINE)

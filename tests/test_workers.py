@@ -1,4 +1,4 @@
-"""Several worker processes give the verdict one process gives (analyzer.workers)."""
+"""Several worker processes give the verdict one process gives (analyzer.read.workers)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from analyzer import analyze, reading, scan, workers
-from analyzer.sources import Unit
+from analyzer import analyze
+from analyzer.read import reading, scan, workers
+from analyzer.read.sources import Unit
 from corpora.generator.bundles import generate
 
 ROOT = Path(__file__).resolve().parent.parent

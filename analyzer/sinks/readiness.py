@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ..readiness import Readiness
+from ..decide.readiness import Readiness
 from . import text_width
 
 _SCENARIO_ZH = {"single_node": "单机", "multi_node": "多机分布式", "large_model": "大模型长稳训练"}

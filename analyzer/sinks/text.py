@@ -10,10 +10,10 @@ import textwrap
 
 import click
 
-from ..signatures import section
-from ..taxonomy import category_name, recovery_meaning, recovery_name
+from ..decide.verdict import finding_kind
+from ..rules.signatures import section
+from ..rules.taxonomy import category_name, recovery_meaning, recovery_name
 from ..types import Finding, Verdict
-from ..verdict import finding_kind
 from .timeline import spread_lines
 
 _LABELS = {

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from ..culprit import chains
+from ..decide.culprit import chains
 from ..types import RankEvent, RankProgress, Reported, Spread, Verdict
 from . import text_width
 

@@ -261,7 +261,7 @@ def run(r: Run, torchrun: str) -> None:
     cmd = [torchrun, "--nproc-per-node=4", "--tee", "3", *r.args, str(TRAIN)]
     if r.controller:  # this checkout's ha-run, whatever is installed
         env["PYTHONPATH"] = str(HERE.parent.parent)
-        ha_run = [sys.executable, "-m", "analyzer.torchrun", "--log-dir", "logs"]
+        ha_run = [sys.executable, "-m", "analyzer.ops.torchrun", "--log-dir", "logs"]
         cmd = [*ha_run, "--max-attempts", "3", "--", *cmd]
     started = time.time()
     proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=300)

@@ -1,0 +1,1 @@
+"""Deciding: the culprit rules, the verdict and its recovery, and HA readiness."""

@@ -1,0 +1,748 @@
+"""Culprit rules: which line of the job is the root cause, and which rank failed first.
+
+Every line reaching here is resolved (analyzer.job.model): its rank and host are global. The
+rules apply in this order (README, "How the root cause is chosen"); each has a
+minimal-bundle test in tests/test_culprit.py.
+
+1. `deciding`: only lines allowed to decide: never `info`; a `min_count` signature only
+   when it matched that often; not a cause its own stream trained past (two steps);
+   after a completion marker only causes.
+2. `stall`: no cause decides and a rank stopped progressing far beyond its step time
+   (or, when the others report a collective timeout, the one rank that does not): the
+   stalled rank is the culprit (a hang). Also when the only cause is an external kill
+   (`preempted`: a time limit, a deadline) that came after the stall had begun. When
+   every rank stopped at the same step within a few step times, the hang names no rank:
+   they all block in one collective and the progress lines cannot tell which one the
+   others wait for.
+3. `best`: the best deciding line: cause > symptom > confirmation, then fatal > error >
+   warning, then the earliest on clock-corrected time, then file order.
+4. `located`: a line with no rank gives way to the same signature's line with one
+   (torchelastic prints a failure once bare and once in its table), else takes the rank
+   (and host) of the line right after it that reports the same failure of a named rank
+   (an Xid, then the CUDA error of rank 5), unless the line is a job-level event (a
+   scheduler's cancel names no culprit), else of the one rank anywhere in the job that
+   reports the same kind of failure (a scheduler's OOM event, and one rank's SIGKILL).
+5. `own-file`: the same line in a console copy and in the rank's own file (torchrun
+   --tee and --log-dir): the rank's own file is cited.
+6. `lowest-seq`: symptoms of one collective (timeouts): the rank with the lowest
+   sequence number, the one that fell behind.
+7. `silent-exit`: only peers' lost-connection or the launcher's teardown symptoms
+   decide, and a worker exited on its own (an exit code or signal that is not a
+   teardown signal) without a cause or symptom of its own: that worker is the culprit,
+   and what it died of is unknown.
+8. `node-rank`: a node-level line (`blame: node`: kernel, driver) with no process of its
+   own (the job model found none by its pid): the first rank on its host in trouble
+   within two minutes, or on an uptime clock the first rank after it in its file with
+   the same kind of failure.
+9. `named`: a line that names the rank at fault (its `culprit_rank` capture: rank 0's
+   `Rank 5 failed to pass monitoredBarrier`) blames that rank and its host.
+10. `busy`: only symptoms decide (collective timeouts, a teardown or kill with no reason)
+   and a rank's own work (an eval, a save, a tokenising bar) had run for most of the
+   collective timeout (the one the logs print, else torch's 10-minute default): the
+   rank was busy, not hung, and a restart times out the same way (checked after
+   `stall`: a rank whose work stopped long before the end is stalled).
+11. `stuck`: only symptoms decide and a stack dump of a live process (analyzer.job.stacks)
+   shows a main thread outside any collective (data loading, I/O, a save): that rank
+   is the one the others wait for, a hang cited at its innermost application frame.
+   A dump decides over a progress stall: it shows where the rank is, not only when it
+   stopped. When a hang's cause names the rank (Flight Recorder dumps matched across
+   ranks, monitored_barrier), that rank's stack dump outside any collective is cited.
+12. `peer` (checked right after `own-file`): a line that names the peer it lost
+   (`Got completion from peer 10.0.0.12 with error 12`, gloo's `Connection closed by peer
+   [node2]`) gives way to the best deciding line of that peer's own host (through the
+   job model's address book): what the others see of a node's failure is an echo of the
+   node's own line, whatever the clocks say.
+13. `node-line` (checked right after `best`): a cause the node's kernel or driver
+   prints (a kernel Xid or `NVRM:` line, a NIC `Link down`) outranks a process's cause of
+   the same kind on that host (or on a host the logs do not name): the CUDA or NCCL
+   error text a rank prints for the node's event is its echo, also when the kernel line
+   carries only an uptime stamp and so sorts after every timed line.
+14. `waits-for` (checked right after `peer`): only symptoms decide, and the ranks that
+   report a collective timeout or a lost link name the rank each waited for (HCCL's
+   `remote rank [3]`, `remoteRank[3]`): the wait graph is followed to its end, the rank
+   that never reported waiting itself (it never arrived); two ranks that wait for each
+   other are a link's two ends, the earlier reporter named. The culprit's own line is
+   cited when it has one, else the first line that names it.
+15. `lags` (checked right after `stuck`): only symptoms decide, and the ranks of one
+   process group state their last enqueued collective (ProcessGroupNCCL's dump-signal
+   lines, `Last enqueued NCCL work: N`): a minority that enqueued less than the others
+   stopped issuing collectives while the others waited in the next one, a hang of the
+   rank furthest behind (taxonomy: a rank that stopped while the others waited).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from ..job import stacks
+from ..job.correlate import ROLE_RANK, Evidence, time_key
+from ..job.timeline import Busy, Stall, same_process
+from ..types import Hit, Identity, Reported, Spread
+
+# teardown signals a launcher sends to the survivors (SIGTERM, SIGINT, SIGHUP)
+_TEARDOWN_EXITS = frozenset({-15, -2, -1, 143, 130, 129})
+
+
+@dataclass(frozen=True)
+class Lag:
+    """A rank behind the others of its process group: its last enqueued collective, and
+    the ranks that enqueued the next and wait in it (rule 15)."""
+
+    rank: int
+    enqueued: int
+    ahead: tuple[int, ...]
+    ahead_enqueued: int
+
+
+@dataclass(frozen=True)
+class Culprit:
+    """The root cause: a line (`hit`), a stalled rank (`stall`) or a busy one (`busy`),
+    and the rule that chose it; `final` when no classifier may overrule it (a rule read
+    the logs to the end); `lag` when the line's rank is behind its process group (the
+    verdict is then a hang)."""
+
+    hit: Hit | None
+    stall: Stall | None
+    rule: str
+    final: bool = False
+    busy: Busy | None = None
+    lag: Lag | None = None
+
+
+def deciding(ev: Evidence) -> list[Hit]:
+    """Rule 1: the candidates allowed to decide the verdict.
+
+    `info` lines are context. A signature with `min_count` decides only when it matched
+    that often (one NaN gradient norm is a skipped fp16 step, a run of them divergence).
+    A cause line after which its own stream kept training did not stop the run: a caught
+    exception, a print that mentions a failure. Once a completion marker shows that the
+    run (or its worker group) finished, only a cause can make it a failure: teardown and
+    timeouts around a successful elastic restart are not one.
+    """
+    out = [
+        h
+        for h in ev.candidates
+        if h.signature.severity != "info"
+        and ev.counts.get(h.signature.id, 0) >= h.signature.min_count
+        and (h.signature.id, *h.stream_key) not in ev.survived
+    ]
+    if ev.completed:
+        out = [h for h in out if h.signature.role == "cause"]
+    return out
+
+
+def choose(ev: Evidence) -> Culprit | None:
+    """The root cause by the rules above; None when nothing decides."""
+    hits = deciding(ev)
+    stall = _together(_stall(ev, hits), ev)
+    if stall is not None:
+        outside = _outside(hits)  # a dump says where the stalled job's stuck rank is
+        return Culprit(outside[0], None, "stuck") if outside else Culprit(None, stall, "stall")
+    if not hits:
+        return None
+    busy = _busy(ev, hits)
+    if busy is not None:
+        return Culprit(None, None, "busy", busy=busy)
+    stuck = _stuck(hits)
+    if stuck is not None:
+        return Culprit(stuck, None, "stuck")
+    behind = _lagging(hits)
+    if behind is not None:
+        return Culprit(behind[0], None, "lags", lag=behind[1])
+    root, rule = hits[0], "best"
+    node = _node_line(root, hits)
+    if node is not None:
+        root, rule = node, "node-line"
+    if root.rank is None:
+        located = [h for h in hits if h.signature is root.signature and h.rank is not None]
+        if located:
+            root, rule = located[0], "located"
+        else:
+            echo = _next_report(root, hits) or _sole_report(root, hits)
+            if echo is not None:
+                root, rule = _with_rank(root, echo.rank, root.host or echo.host), "located"
+    own = _own_file(root, hits)
+    if own is not root:
+        root, rule = own, "own-file"
+    source = _peer_line(root, hits, ev)
+    if source is not None:
+        root, rule = source, "peer"
+    waited = _waited_for(root, hits, ev)
+    if waited is not None:
+        return Culprit(waited, None, "waits-for")
+    if root.signature.role == "symptom" and _seq(root) is not None:
+        return Culprit(_lowest_seq(root, hits), None, "lowest-seq")
+    exited = _silent_exit(root, hits, ev)
+    if exited is not None:
+        return Culprit(exited, None, "silent-exit", final=True)
+    if root.rank is None and root.signature.blame == "node":
+        struck = _node_rank(root, ev.candidates)
+        if struck is not None:
+            return Culprit(
+                _with_rank(root, struck.rank, root.host or struck.host), None, "node-rank"
+            )
+    named = _named(root, ev)
+    if named is not None:
+        return Culprit(named, None, "named")
+    return Culprit(root, None, rule)
+
+
+# Families whose lines a rank prints when its device fails under it (the CUDA or NCCL
+# error text of an Xid, the CANN/HCCL text of an NPU fault): echoes of a device_fault
+_DEVICE_ECHOES = frozenset({"cuda", "nccl", "cann", "hccl", "torch-npu"})
+
+
+# the families of what a node's kernel and drivers print (dmesg, syslog, the NVIDIA
+# driver's Xids, the Ascend driver's fault codes)
+_NODE_FAMILIES = frozenset({"kernel", "xid", "npu-fault"})
+
+
+def _node_line(root: Hit, hits: list[Hit]) -> Hit | None:
+    """Rule 13: the kernel or driver cause that `root`, a process's cause, echoes; a
+    kernel file that names no host is the echoing process's node."""
+    if root.signature.role != "cause" or root.signature.family in _NODE_FAMILIES:
+        return None
+    for node in hits:
+        sig = node.signature
+        if sig.role != "cause" or sig.family not in _NODE_FAMILIES:
+            continue
+        if node.host is not None and root.host is not None and node.host != root.host:
+            continue
+        if _echoes(root, node):
+            if node.host is not None:
+                return node
+            return _with_rank(node, node.rank if node.rank is not None else root.rank, root.host)
+    return None
+
+
+# captures by which a line names the other end of a link it lost
+_PEER_KEYS = ("peer", "remote")
+
+
+def _peer_line(root: Hit, hits: list[Hit], ev: Evidence) -> Hit | None:
+    """Rule 12: the best deciding line of the host that `root` names as its lost peer,
+    unless that line too only names a peer (two ends that each lost the other)."""
+    address = next((root.captures[k] for k in _PEER_KEYS if root.captures.get(k)), None)
+    if address is None:
+        return None
+    host = ev.job.peer(address, root.captures.get("remote_rank"))
+    if host is None or host == root.host:
+        return None
+    # the peer's own line of at least the same role: a cause, for a cause (the
+    # timeouts the peer's ranks print after its NIC failed are not its own failure)
+    rank = ROLE_RANK[root.signature.role]
+    own = [
+        h for h in hits if h.host == host and h is not root and ROLE_RANK[h.signature.role] <= rank
+    ]
+    if not own or any(own[0].captures.get(k) for k in _PEER_KEYS):
+        return None
+    return own[0]
+
+
+# Ranks whose last steps lie within this many of their step times (and a second) of
+# each other stopped together: blocked in the same collective, none seen to lag.
+_TOGETHER_STEPS = 3.0
+
+
+def _together(stall: Stall | None, ev: Evidence) -> Stall | None:
+    """A stall in which every rank that trained stopped at the same step within a few
+    step times: they all block in one collective, and the progress lines cannot tell
+    which rank the others wait for (the one stuck before it is as silent as the rest).
+    The stall then names no rank; a stack dump, or a rank that reports no timeout
+    (`silent`), would."""
+    if stall is None or stall.reason != "stalled":
+        return stall
+    streams = [s for s in ev.timeline.streams.values() if s.count and s.rank is not None]
+    ranks = {s.rank for s in streams}
+    stalled = {st.stream.key for st in ev.stalls}
+    if len(ranks) < 2 or any(s.key not in stalled for s in streams):
+        return stall
+    steps = {s.last_step for s in streams}
+    times = [s.last.time.epoch for s in streams if s.last and s.last.time and s.last.time.absolute]
+    window = _TOGETHER_STEPS * stall.step_time + 1.0
+    if len(steps) != 1 or len(times) != len(streams) or max(times) - min(times) > window:
+        return stall
+    return replace(stall, reason="together", ranks=len(ranks))
+
+
+def _stalled_before_the_kill(stalls: list[Stall], root: Hit) -> Stall | None:
+    """A job killed from outside (a time limit, a deadline, a SIGTERM: `preempted`) after
+    one of its ranks had stopped progressing for longer than its stall threshold: the
+    stall is the cause, the kill only ended it. Untimed, the kill is placed at the end
+    of the evidence, which the stall was measured against."""
+    if root.signature.category != "preempted" or not stalls:
+        return None
+    st = stalls[0]
+    when, last = root.time, st.last.time
+    if when is None or not when.absolute or last is None:
+        return st
+    return st if when.epoch - last.epoch > st.threshold else None
+
+
+def _named(root: Hit, ev: Evidence) -> Hit | None:
+    """Rule 9: a line that names the rank at fault (`culprit_rank`: monitored_barrier's
+    `Rank 5 failed to pass`, desync debug's `[6] ... didn't join`; `location`: HCCL's
+    heartbeat `Cluster Exception Location[IP/ID]:[10.0.0.2/3]` of a lost or stuck rank)
+    blames that rank, not the rank that printed it; its host is the one the job model
+    knows for it."""
+    named = root.captures.get("culprit_rank", "")
+    if named.isdigit():
+        return _blamed(root, int(named), ev)
+    rank = _located(root, ev)
+    return _blamed(root, rank, ev) if rank is not None else None
+
+
+def _located(hit: Hit, ev: Evidence) -> int | None:
+    """The rank a line locates by server address and device id (`location`, the older
+    form's `location_device` beside it)."""
+    location = hit.captures.get("location")
+    if not location:
+        return None
+    device = hit.captures.get("location_device")
+    return ev.job.located(f"{location}/{device}" if device else location)
+
+
+def _blamed(hit: Hit, rank: int, ev: Evidence) -> Hit:
+    """`hit` as evidence against `rank`, which it names: that rank's host and device."""
+    host = ev.job.rank_host.get(rank)
+    device = ev.job.rank_device.get(rank) or None
+    return replace(hit, rank=rank, host=host, identity=Identity(rank, None, host, device))
+
+
+# the categories of a wait that names the rank waited for (a notify wait, a socket or
+# transport setup that timed out, a lost link)
+_WAITS = frozenset({"collective_timeout", "network_fault"})
+
+
+def _waited_on(hit: Hit, ev: Evidence) -> set[int]:
+    """The ranks a waiting rank's line names as the one it waited for (`remote_rank`),
+    lost (a heartbeat's `location`) or never saw join (HCCL's topology detection:
+    `agent[1,3,5,7,]`)."""
+    if hit.rank is None or hit.signature.category not in _WAITS:
+        return set()
+    remote = hit.captures.get("remote_rank", "").strip()
+    targets = {int(remote)} if remote.isdigit() else set()
+    located = _located(hit, ev)
+    targets |= {located} if located is not None else set()
+    targets |= {int(x) for x in hit.captures.get("missing_ranks", "").split(",") if x.isdigit()}
+    targets.discard(hit.rank)
+    return targets
+
+
+def waits(hits: list[Hit], ev: Evidence) -> dict[int, set[int]]:
+    """Who waited for whom: each rank that reported a wait, and the ranks it names."""
+    graph: dict[int, set[int]] = {}
+    for h in hits:
+        targets = _waited_on(h, ev)
+        if h.rank is not None and targets:
+            graph.setdefault(h.rank, set()).update(targets)
+    return graph
+
+
+def _waited_for(root: Hit, hits: list[Hit], ev: Evidence) -> Hit | None:
+    """Rule 14: the rank at the end of the wait graph, as a line to cite."""
+    if root.signature.role != "symptom" or root.signature.category not in _WAITS:
+        return None
+    if any(h.signature.role == "cause" for h in hits):
+        return None
+    graph = waits(hits, ev)
+    if not graph:
+        return None
+    named: dict[int, int] = {}
+    for targets in graph.values():
+        for t in targets:
+            named[t] = named.get(t, 0) + 1
+    ends = [t for t in named if t not in graph]
+    if ends:  # most waited for, then the lowest rank
+        end = min(ends, key=lambda t: (-named[t], t))
+    else:  # everyone waits: the earliest reporter of a pair that waits for each other
+        pairs = {r for r, ts in graph.items() for t in ts if r in graph.get(t, set())}
+        if not pairs:
+            return None
+        end = min(pairs, key=lambda r: min(time_key(h) for h in hits if h.rank == r))
+    own = [h for h in hits if h.rank == end]
+    if own:
+        return own[0]
+    naming = next(h for h in hits if end in _waited_on(h, ev))
+    return _blamed(naming, end, ev)
+
+
+def _stall(ev: Evidence, hits: list[Hit]) -> Stall | None:
+    """Rule 2: the stall that is the root cause, if the logs show one.
+
+    Per the taxonomy a progress gap far beyond the step time makes a hang, unless a cause
+    explains it (a rank that crashed also stops progressing). Collective timeouts and
+    teardown are what the other ranks print while one rank hangs; when most ranks report
+    a timeout and one does not, it is the rank they waited for.
+    """
+    if ev.completed:  # a finished run's silence is not a hang
+        return None
+    root = hits[0] if hits else None
+    if root is not None and root.signature.role == "cause":
+        return _stalled_before_the_kill(ev.stalls, root)
+    if any(h.signature.stack is not None for h in hits[:1] + _outside(hits)):
+        return None  # a dump shows where a rank is, not only when it stopped (rule 11)
+    if root is not None and root.signature.category == "collective_timeout":
+        waited = {
+            h.rank
+            for h in hits
+            if h.signature.category == "collective_timeout" and h.rank is not None
+        }
+        silent = ev.timeline.silent(waited, ev.end)
+        if silent is not None:
+            return silent
+        # a rank that reported the timeout itself stopped stepping because it waited in
+        # that collective: its gap is the timeout, not a hang (the taxonomy's rule)
+        limit = _BEYOND_TIMEOUT * collective_timeout(hits)
+        stalls = [st for st in ev.stalls if not _waited_in_collective(st, hits, limit)]
+        return stalls[0] if stalls else None
+    return ev.stalls[0] if ev.stalls else None
+
+
+# What ends a job whose rank is busy: the others' collective timeouts, and the teardown
+# or a kill that gives no reason
+_BUSY_ENDS = frozenset({"collective_timeout", "preempted"})
+# The shortest default collective timeout, for logs that print none: torch's NCCL process
+# groups (10 min); gloo, DeepSpeed and accelerate use 30 min, HCCL_EXEC_TIMEOUT 1836 s.
+DEFAULT_COLLECTIVE_TIMEOUT = 600.0
+# HCCL_EXEC_TIMEOUT's default (CANN), for HCCL's own timeouts that print no figure
+HCCL_EXEC_TIMEOUT = 1836.0
+# the capture names of a printed collective timeout, by their unit in seconds
+_TIMEOUT_UNITS = (("timeout_ms", 0.001), ("timeout_s", 1.0), ("timeout_min", 60.0))
+
+
+def _busy(ev: Evidence, hits: list[Hit]) -> Busy | None:
+    """Rule 10: the rank whose own work outlasted the collective timeout, if only
+    symptoms decide (a cause would explain the failure by itself)."""
+    root = hits[0]
+    if ev.completed or root.signature.role != "symptom":
+        return None
+    if root.signature.category not in _BUSY_ENDS:
+        return None
+    busy = ev.timeline.busy(collective_timeout(hits), root.time)
+    return busy[0] if busy else None
+
+
+def collective_timeout(hits: list[Hit]) -> float:
+    """The collective timeout the job ran with, in seconds: the longest the lines print
+    (`Timeout(ms)=1800000`, gloo's `Timed out waiting 20000ms`, HCCL's `timeout:30min`),
+    else HCCL's default execution timeout when HCCL reported the timeouts, else
+    DEFAULT_COLLECTIVE_TIMEOUT."""
+    figures = [
+        float(h.captures[name]) * unit
+        for h in hits
+        for name, unit in _TIMEOUT_UNITS
+        if h.captures.get(name, "").isdigit()
+    ]
+    hccl = any(
+        h.signature.family == "hccl" and h.signature.category == "collective_timeout" for h in hits
+    )
+    return max(figures, default=HCCL_EXEC_TIMEOUT if hccl else DEFAULT_COLLECTIVE_TIMEOUT)
+
+
+def _stuck(hits: list[Hit]) -> Hit | None:
+    """Rule 11: the first main thread dumped outside any collective, unless a cause
+    explains the failure by itself. A hang's cause that names the rank the others wait
+    for (a Flight Recorder match, monitored_barrier) says who, not where: that rank's
+    own stack dump outside any collective is cited instead."""
+    root, outside = hits[0], _outside(hits)
+    if root.signature.role == "cause":
+        if root.signature.category != "hang":
+            return None
+        named = root.captures.get("culprit_rank", "")
+        rank = int(named) if named.isdigit() else root.rank
+        outside = [h for h in outside if rank is not None and h.rank == rank]
+    return outside[0] if outside else None
+
+
+def _outside(hits: list[Hit]) -> list[Hit]:
+    """Stack-dump hits of threads that wait outside any collective."""
+    return [h for h in hits if h.signature.stack is not None and stacks.waits_outside(h.captures)]
+
+
+# A rank that reports a collective timeout this many timeouts after its last step was
+# stuck before it entered the collective (or its watchdog was): the gap is not the wait.
+_BEYOND_TIMEOUT = 2.0
+
+
+def _waited_in_collective(st: Stall, hits: list[Hit], limit: float) -> bool:
+    """Whether the stalled stream's own process reported a collective timeout after its
+    last step, within `limit` seconds of it (a few collective timeouts)."""
+    last = st.last.time
+    return any(
+        h.signature.category == "collective_timeout"
+        and h.file_index == st.stream.file_index
+        and same_process(h.who.slot, st.stream.who.slot)
+        and (
+            h.time is None
+            or last is None
+            or not h.time.absolute
+            or 0 <= h.time.epoch - last.epoch <= limit
+        )
+        for h in hits
+    )
+
+
+_ECHO_LINES = 3
+
+
+def _next_report(root: Hit, hits: list[Hit]) -> Hit | None:
+    """The line right after `root` in its file (within three lines, in its channel or
+    after a launcher's own unprefixed line) that
+    reports the same kind of failure of a named rank: `srun: error: HOST: task 5: Out Of
+    Memory` after slurmstepd's `Detected 1 oom-kill event(s) in StepId=...`."""
+    if root.signature.blame == "job":  # a job-level event (a scheduler's) has no culprit
+        return None
+    near = [
+        h
+        for h in hits
+        if h.rank is not None
+        and h.file_index == root.file_index
+        and (h.who.slot == root.who.slot or not root.who.slot)
+        and 0 < h.line - root.line <= _ECHO_LINES
+        and h.signature.category == root.signature.category
+    ]
+    return min(near, key=lambda h: h.line) if near else None
+
+
+def _sole_report(root: Hit, hits: list[Hit]) -> Hit | None:
+    """The one rank that reports the same kind of failure anywhere in the job, when only
+    one does: slurmstepd's `Detected 1 oom_kill event in StepId=...` names no rank, and
+    torchelastic's `exitcode: -9` of rank 1 is the same kill. A node-level line is
+    placed by rule 8 instead."""
+    if root.signature.blame == "node":
+        return None
+    same = [
+        h for h in hits if h.rank is not None and h.signature.category == root.signature.category
+    ]
+    return same[0] if same and len({h.rank for h in same}) == 1 else None
+
+
+def _own_file(root: Hit, hits: list[Hit]) -> Hit:
+    """Rule 5: the same line of the same rank in the rank's own file (its path names it)
+    rather than in a console that copies every rank's output."""
+    if root.rank is None or root.who.path_local is not None or root.who.path_rank is not None:
+        return root
+    text = _message(root)
+    for h in hits:
+        if (
+            h.signature is root.signature
+            and h.rank == root.rank
+            and h.file_index != root.file_index
+            and (h.who.path_local is not None or h.who.path_rank is not None)
+            and _message(h) == text
+        ):
+            return h
+    return root
+
+
+def _message(hit: Hit) -> str:
+    from ..read.lines import strip_prefix
+
+    return strip_prefix(hit.text).text.strip()
+
+
+_SEQ_KEYS = ("last_enqueued", "last_completed", "seq")
+
+
+def _seq(hit: Hit) -> int | None:
+    for key in _SEQ_KEYS:
+        value = hit.captures.get(key)
+        if value is not None and value.isdigit():
+            return int(value)
+    return None
+
+
+def _lowest_seq(root: Hit, hits: list[Hit]) -> Hit:
+    """Rule 6: every rank that reached collective N reports a timeout on N; the rank that
+    hung or died never enqueued it, so its own watchdog line (if any) names the lowest
+    sequence number (`last enqueued NCCL work`, else `SeqNum`)."""
+    tier = (root.signature.role, root.signature.severity, root.signature.category)
+    same = [
+        h
+        for h in hits
+        if (h.signature.role, h.signature.severity, h.signature.category) == tier
+        and _seq(h) is not None
+    ]
+    return min(same, key=lambda h: (_seq(h), time_key(h), h.file_index, h.line))
+
+
+# ranks stating their last enqueued collective before a lag among them is telling
+_LAG_MIN_RANKS = 3
+
+
+def _lagging(hits: list[Hit]) -> tuple[Hit, Lag] | None:
+    """Rule 15: the rank furthest behind among the ranks of one process group that state
+    their last enqueued collective, when fewer than half of them are behind; its own
+    line. None while a cause decides, or when the ranks agree (all waiting in one
+    collective: no rank is shown stuck). Sequence numbers count per process group: the
+    signatures capture the group a line names (`pg`, from `[PG ID 0 ... Rank 4]`)."""
+    if hits[0].signature.role == "cause":
+        return None
+    groups: dict[str, dict[int, Hit]] = {}
+    for h in hits:
+        value = h.captures.get("last_enqueued", "")
+        if h.rank is None or not value.lstrip("-").isdigit():
+            continue
+        ranks = groups.setdefault(h.captures.get("pg", ""), {})
+        held = ranks.get(h.rank)
+        if held is None or int(value) > int(held.captures["last_enqueued"]):
+            ranks[h.rank] = h
+    for ranks in groups.values():
+        if len(ranks) < _LAG_MIN_RANKS:
+            continue
+        enqueued = {r: int(h.captures["last_enqueued"]) for r, h in ranks.items()}
+        top = max(enqueued.values())
+        behind = sorted((v, r) for r, v in enqueued.items() if v < top)
+        if behind and 2 * len(behind) < len(enqueued):
+            lowest, rank = behind[0]
+            ahead = tuple(sorted(r for r, v in enqueued.items() if v == top))
+            return ranks[rank], Lag(rank, lowest, ahead, top)
+    return None
+
+
+# Symptoms that are echoes of one worker's exit: peers losing it, the launcher tearing
+# the others down.
+_EXIT_ECHOES = frozenset({"network_fault", "preempted"})
+
+
+def _silent_exit(root: Hit, hits: list[Hit], ev: Evidence) -> Hit | None:
+    """Rule 7: a worker that exited with an error code and said nothing, while the others
+    only report losing a peer (gloo's `Connection closed by peer`, NCCL's `remote process
+    exited`) or are torn down by the launcher (`Sending process P closing signal SIGTERM`).
+    Those lines are echoes of its exit; a launcher's exit report names it."""
+    if root.signature.role != "symptom" or root.signature.category not in _EXIT_ECHOES:
+        return None
+    tier = root.signature.severity
+    others = [h for h in hits if h.signature.role == "symptom" and h.signature.severity == tier]
+    if any(h.signature.category not in _EXIT_ECHOES for h in others):
+        return None  # symptoms of another kind (timeouts): not only echoes of an exit
+    spoke = {h.rank for h in hits if h.signature.role in ("cause", "symptom")}
+    exits = [
+        h
+        for h in ev.candidates
+        if _exit_code(h) is not None
+        and _exit_code(h) not in _TEARDOWN_EXITS
+        and (_exit_code(h) or 0) != 0
+        and h.rank is not None
+        and h.rank not in spoke
+    ]
+    return min(exits, key=lambda h: (time_key(h), h.file_index, h.line)) if exits else None
+
+
+def _exit_code(hit: Hit) -> int | None:
+    code = hit.captures.get("exitcode")
+    try:
+        return int(code) if code is not None else None
+    except ValueError:
+        return None
+
+
+def _node_rank(root: Hit, hits: list[Hit]) -> Hit | None:
+    """Rule 8: the line of the rank a node-level root cause (a kernel line: Xid, OOM
+    killer) struck: the first rank on the same host that reported trouble within two
+    minutes of it; for a line on an uptime clock (dmesg), the first rank after it in the
+    same file that reports the same kind of failure (the CUDA error that echoes an Xid),
+    else, for a kernel file that names no host, the rank that echoes it when all such
+    echoes come from one host."""
+    if root.rank is not None:
+        return None
+    if root.time is None or not root.time.absolute:
+        echoes = [h for h in hits if h.rank is not None and _echoes(h, root)]
+        after = [h for h in echoes if h.file_index == root.file_index and h.line > root.line]
+        if after:
+            return min(after, key=lambda h: h.line)
+        if root.host is None and echoes and len({h.host for h in echoes}) == 1:
+            return echoes[0]
+        return None
+    if not root.host:
+        return None
+    t0 = root.time.epoch
+    # A line with no host of its own may be on that host when no other host is in sight.
+    single_host = len({h.host for h in hits if h.host}) <= 1
+    near = [
+        h
+        for h in hits
+        if h.rank is not None
+        and (h.host == root.host or (h.host is None and single_host))
+        and h.time is not None
+        and h.time.absolute
+        and -5.0 <= h.time.epoch - t0 <= 120.0
+    ]
+    return min(near, key=lambda h: h.time.epoch if h.time else 0.0) if near else None
+
+
+def _echoes(line: Hit, node: Hit) -> bool:
+    """Whether a process's line reports the same kind of failure as a node's line: the
+    same category, or the CUDA/NCCL/CANN text of a device fault."""
+    if line.signature.category == node.signature.category:
+        return True
+    return (
+        node.signature.category == "device_fault"
+        and line.signature.family in _DEVICE_ECHOES
+        and line.signature.category != "network_fault"  # a link's own error says more
+    )
+
+
+def _with_rank(hit: Hit, rank: int | None, host: str | None = None) -> Hit:
+    return replace(hit, rank=rank, host=host or hit.host)
+
+
+def spread(ev: Evidence, hits: list[Hit], root: Hit | None) -> Spread | None:
+    """How the failure spread: each deciding rank's first report (`hits`: rule 1's) on
+    the reference clock (the first and last of them), the wait graph, and for a root line
+    that names the rank at its other end, the link's two ends. None when fewer than two
+    ranks report."""
+    first: dict[int, tuple[float, Hit]] = {}
+    for h in hits:
+        if h.rank is None or h.signature.role not in ("cause", "symptom"):
+            continue
+        at = ev.clocks.corrected(h)
+        if h.rank not in first or at < first[h.rank][0]:
+            first[h.rank] = (at, h)
+    if len(first) < 2:
+        return None
+    order = sorted(first.values(), key=lambda t: (t[0], t[1].rank or 0))
+
+    def reported(at: float, h: Hit) -> Reported:
+        time = replace(h.time, epoch=at).iso() if h.time and math.isfinite(at) else None
+        device = h.identity.device if h.identity else None
+        return Reported(h.rank or 0, h.host, device, time, h.signature.id)
+
+    graph = waits(hits, ev)
+    remote = root.captures.get("remote_rank", "").strip() if root is not None else ""
+    link = (
+        (root.rank, int(remote))
+        if root is not None
+        and root.rank is not None
+        and remote.isdigit()
+        and root.signature.category == "network_fault"
+        else None
+    )
+    return Spread(
+        first=reported(*order[0]),
+        last=reported(*order[-1]),
+        ranks=len(first),
+        waits=tuple(sorted((r, t) for r, ts in graph.items() for t in ts)),
+        link=link,
+    )
+
+
+def chains(waits: tuple[tuple[int, int], ...]) -> list[str]:
+    """The wait graph as chains `2 -> 1 -> 0 -> 3`, each from a rank nobody waits for."""
+    after: dict[int, list[int]] = {}
+    for r, t in waits:
+        after.setdefault(r, []).append(t)
+    waited = {t for _, t in waits}
+    starts = sorted(r for r in after if r not in waited) or sorted(after)[:1]
+    out = []
+    for r in starts:
+        chain, seen = [r], {r}
+        while after.get(chain[-1]) and after[chain[-1]][0] not in seen:
+            chain.append(after[chain[-1]][0])
+            seen.add(chain[-1])
+        if after.get(chain[-1]):  # a cycle: show where it closes
+            chain.append(after[chain[-1]][0])
+        out.append(" -> ".join(str(x) for x in chain))
+    return out

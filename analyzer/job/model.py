@@ -1,0 +1,651 @@
+"""The job model: who logged every line (global rank, local rank, host, device), decided once.
+
+Launchers and collectors say who logged a line in many ways, and most of them are partial:
+torchrun's `[default5]:` and an elastic log dir `attempt_0/5/` carry the LOCAL rank, an
+srun label the task (a node or a rank), a folder name the host, NCCL's header the host,
+pid and CUDA device. The rest of the picture is elsewhere in the bundle: torchelastic's
+failure table (`rank: 13 (local_rank: 5)`, `host:`), the agent's rendezvous result
+(`group_rank=`, `global_ranks=[...]`), NCCL's communicator lines (rank, device, bus id),
+a trainer's own `[rank 13]` print beside its local prefix.
+
+So the scan records, unresolved, what each line claims (`Who`, from analyzer.rules.formats),
+and facts (formats.yaml `facts`); once everything is read, `JobBuilder.build()` makes
+the topology (nodes, local -> global rank maps, pids, devices) and `JobModel.identity()`
+resolves any line. Every stage downstream (timelines, culprit rules, act_on, sinks) sees
+resolved identities only. Rules, in the order they apply, are on `JobModel.identity`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..rules.formats import Fields, host_ranks, ranks_list
+from ..types import Identity, Who
+
+_MAX_RECORDS = 20_000
+_BLOCK_GAP = 12  # lines between two lines of one fact block (a failure table)
+_RECORD_REACH = (3, 4)  # a record covers hits this many lines before / after it
+
+
+def _int(v: str | None) -> int | None:
+    return int(v) if v is not None and v.isdigit() else None
+
+
+def who_of(prefix: Fields, said: Fields, path: Who) -> Who:
+    """The Who of a line from its prefix fields, its message's claims and its path's."""
+    return Who(
+        prefix_rank=_int(prefix.get("rank")),
+        prefix_local=_int(prefix.get("local_rank")),
+        task=_int(prefix.get("task") or said.get("task")),
+        said_rank=_int(said.get("rank")),
+        said_local=_int(said.get("local_rank")),
+        host=prefix.get("host") or said.get("host"),
+        prefix_host=prefix.get("host"),
+        pid=_int(prefix.get("pid") or said.get("pid")),
+        device=said.get("device"),
+        busid=normal_busid(said.get("busid")),
+        path_rank=path.path_rank,
+        path_local=path.path_local,
+        path_device=path.path_device,
+    )
+
+
+def normal_busid(text: str | None) -> str | None:
+    """PCI bus ids as `0000:3b:00`: NCCL prints `3b000` or `0000:3b:00.0`, Xid `0000:3b:00`."""
+    if not text:
+        return None
+    t = text.lower()
+    m = re.fullmatch(r"(?:([0-9a-f]{4,8}):)?([0-9a-f]{2}):([0-9a-f]{2})(?:\.[0-7])?", t)
+    if m:
+        return f"{(m.group(1) or '0000')[-4:]}:{m.group(2)}:{m.group(3)}"
+    if re.fullmatch(r"[0-9a-f]{4,9}", t):
+        # NCCL's busId is the id's hex digits as one number (domain, bus, device, function)
+        d = t.zfill(9)
+        return f"{d[:4]}:{d[4:6]}:{d[6:8]}"
+    return t
+
+
+# --- paths ------------------------------------------------------------------------
+
+_PATH_LOCAL = re.compile(r"attempt_\d+/(\d+)/(?:stdout|stderr|error)\.(?:log|json)$")
+_PATH_RANK = re.compile(r"(?:^|[/_.\-])(?:rank|proc|process)[_\-]?(\d+)(?=[/_.\-]|$)", re.I)
+# a folder (CANN's debug/device-3/) or a file named for the device alone: CANN's own device
+# log files are device-PID_TIMESTAMP.log, a pid, not a device
+_PATH_DEVICE = re.compile(r"(?:^|/)device[_\-](\d+)(?=/|\.(?:log|txt)$|$)", re.I)
+# Host-shaped path components: explicit host/node names with a digit, pod names of
+# PyTorchJob/MPIJob/Volcano (`job-worker-3`, `job-master-0`, `job-launcher-x7`),
+# `worker-N` (a node: a pod, an Ascend worker), IPv4 addresses, and kernel-log names
+# that carry the host (`dmesg-HOST.txt`, `HOST.kern.log`, `syslog-HOST`).
+_HOSTY = re.compile(
+    r"(?:host|node)[_\-]?[a-z0-9][\w.\-]*\d[\w.\-]*"
+    r"|(?:[a-z0-9][a-z0-9-]*-)?(?:worker|master|launcher|chief|ps)-[a-z0-9]+"
+    r"|\d{1,3}(?:\.\d{1,3}){3}",
+    re.I,
+)
+_WORDS = "dmesg|kern|kernel|syslog|messages|journal|console|stdout|stderr|train|launcher"
+_LOG_WORDS = re.compile(rf"^(?:{_WORDS})[_.\-]|[_.\-](?:{_WORDS})$", re.I)
+_SUFFIX = re.compile(r"(?:\.(?:log|out|err|txt|gz|bz2|xz|zst|json))+$", re.I)
+# A folder that is a host by its shape alone: a name with letters then digits
+# (gpu-a17, dgx-012, c117, node3), not a word this project knows to be something else.
+_HOST_DIR = re.compile(r"[a-z][a-z0-9]*(?:[-.][a-z0-9]+)*\d[a-z0-9]*", re.I)
+_NOT_HOST = re.compile(
+    r"^(?:rank|attempt|device|proc|process|plog|slurm|job|step|epoch|run|exp|iter|ckpt|"
+    r"checkpoint|global_step|v|version|log|logs|output|tmp|none|debug|run_\w+)"
+    r"(?:[_\-]?\d+|_\w+)?$|^\d+$|^none_\w+$|^[0-9a-f]{8,}$",
+    re.I,
+)
+
+
+def path_who(name: str) -> Who:
+    """What a file's path says: a rank (rank_3.log), a local rank (attempt_0/3/), an
+    NPU id (device-3/). `worker-N` is a node, not a rank (hosts: `path_hosts`)."""
+    posix = name.replace("\\", "/").replace("!", "/")
+    local = _PATH_LOCAL.search(posix)
+    ranks = _PATH_RANK.findall(posix)
+    dev = _PATH_DEVICE.findall(posix)
+    return Who(
+        path_rank=int(ranks[-1]) if ranks and not local else None,
+        path_local=int(local.group(1)) if local else None,
+        path_device=dev[-1] if dev else None,
+    )
+
+
+# an attempt's folder: torchrun's --log-dir (<run>/attempt_N/), ha-run's attempt_N/
+_PATH_ATTEMPT = re.compile(r"(?:^|/)(?:attempt|restart)[_-]?(\d{1,6})(?:/|$)", re.IGNORECASE)
+
+
+def path_attempts(name: str) -> tuple[int, ...]:
+    """The attempts a path's folders name, outermost first: a controller's
+    `attempt_1/` around torchrun's own `attempt_0/` is (1, 0), after every file of
+    `attempt_0/` (0, 0) and before `attempt_1/.../attempt_1/`; () when none."""
+    return tuple(map(int, _PATH_ATTEMPT.findall(name.replace("\\", "/").replace("!", "/"))))
+
+
+def path_hosts(name: str) -> list[str]:
+    """Candidate hosts a path names, innermost first."""
+    posix = name.replace("\\", "/").replace("!", "/")
+    parts = [p for p in posix.split("/") if p]
+    if posix.startswith("/"):  # a file named by its absolute path: /tmp/u123/... say nothing
+        parts = parts[-2:]
+    out: list[str] = []
+    for i, part in enumerate(reversed(parts)):
+        is_file = i == 0
+        stem = _SUFFIX.sub("", part) if is_file else part
+        for piece in {stem, _LOG_WORDS.sub("", stem)}:
+            if not piece or _NOT_HOST.match(piece):
+                continue
+            if _HOSTY.fullmatch(piece) or (
+                (not is_file or piece != stem) and _HOST_DIR.fullmatch(piece)
+            ):
+                out.append(piece)
+    return list(dict.fromkeys(out))
+
+
+# --- facts ------------------------------------------------------------------------
+
+
+@dataclass
+class Record:
+    """One fact, or the lines of one fact block, of one file."""
+
+    file_index: int
+    first: int
+    last: int
+    block: str | None
+    fields: dict[str, str]
+    who: Who
+
+
+@dataclass
+class JobBuilder:
+    """Collects claims and facts while the job is read; `build()` makes the JobModel."""
+
+    names: dict[int, str] = field(default_factory=dict)
+    whos: dict[int, Counter[Who]] = field(default_factory=dict)
+    records: list[Record] = field(default_factory=list)
+
+    def see(self, file_index: int, name: str, who: Who) -> None:
+        """A hit's claims (distinct ones are kept, counted)."""
+        self.names.setdefault(file_index, name)
+        per = self.whos.setdefault(file_index, Counter())
+        if who in per or len(per) < 4096:
+            per[who] += 1
+
+    def fact(
+        self, file_index: int, name: str, line: int, block: str | None, fields: Fields, who: Who
+    ) -> None:
+        """A fact line; lines of one block close together join one record."""
+        self.names.setdefault(file_index, name)
+        last = self.records[-1] if self.records else None
+        if (
+            block is not None
+            and last is not None
+            and last.block == block
+            and last.file_index == file_index
+            and 0 <= line - last.last <= _BLOCK_GAP
+            and not (set(fields) & set(last.fields))
+        ):
+            last.fields.update(fields)
+            last.last = line
+            return
+        if len(self.records) < _MAX_RECORDS:
+            self.records.append(Record(file_index, line, line, block, dict(fields), who))
+
+    def absorb(self, other: JobBuilder, base: int, lines: int) -> None:
+        """Another reader's claims and facts (a worker), its files numbered from `base`
+        and its lines from `lines`."""
+        for i, name in other.names.items():
+            self.names.setdefault(base + i, name)
+        for i, whos in other.whos.items():
+            per = self.whos.setdefault(base + i, Counter())
+            per.update(whos)
+        for r in other.records:
+            first, last = r.first + lines, r.last + lines
+            self.records.append(
+                Record(base + r.file_index, first, last, r.block, dict(r.fields), r.who)
+            )
+
+    def build(self) -> JobModel:
+        return JobModel(self)
+
+
+def _global(who: Who) -> int | None:
+    return who.prefix_rank if who.prefix_rank is not None else who.said_rank
+
+
+def _local(who: Who) -> int | None:
+    return who.prefix_local if who.prefix_local is not None else who.said_local
+
+
+Node = tuple[str, str]  # ("host", name) | ("dir", folder) | ("task", id): one node of the job
+
+
+def short(host: str) -> str:
+    """A host's short name: `gpu187.cluster.local` and `gpu187` are one node, and
+    DeepSpeed's `user@host` is `host`."""
+    return host.rsplit("@", 1)[-1].split(".", 1)[0] if not _IPV4.fullmatch(host) else host
+
+
+_IPV4 = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
+_WORLD_COMM = ("nccl-comm-init", "nccl-comm-local")
+
+
+class JobModel:
+    """The job's topology, and every line's identity resolved from it."""
+
+    def __init__(self, b: JobBuilder) -> None:
+        self._b = b
+        self.names = dict(b.names)
+        hosts = {w.host for whos in b.whos.values() for w in whos if w.host}
+        hosts |= {r.fields["host"] for r in b.records if "host" in r.fields}
+        for r in b.records:
+            if "host_ranks" in r.fields:
+                hosts |= set(host_ranks(r.fields["host_ranks"]))
+        self._known = {short(h): h for h in sorted(hosts)}
+        self.file_host = {i: self._file_host(i) for i in self.names}
+        self.local_map: dict[Node, dict[int, int]] = {}
+        self.rank_host: dict[int, str] = {}
+        self.rank_device: dict[int, str] = {}
+        self.rank_busid: dict[int, str] = {}
+        self.pid_rank: dict[tuple[str | None, int], int] = {}
+        self.pid_local: dict[tuple[Node, int], int] = {}
+        self.task_host: dict[int, str] = {}
+        self.ip_host: dict[str, str] = {}  # a host's address -> its name
+        self.rank_ip: dict[int, str] = {}  # a rank's server address (HCCL's server[IP])
+        self.rank_phy: dict[int, str] = {}  # a rank's physical NPU id (HCCL's devicePhyId)
+        # what lines say of a process without naming its rank: (host, pid) -> fields
+        self._pid_facts: dict[tuple[str | None, int], dict[str, str]] = {}
+        self.world = 0  # the largest world size or rank + 1 any line shows
+        self.multi_node = False  # a line says there are several nodes
+        self.tasks_are_nodes = False  # srun labels stand before local ranks
+        self._file_rank: dict[int, int] = {}
+        self._pid_only: dict[int, int] = {}
+        self._busid_rank: dict[tuple[str | None, str], int] = {}
+        self._device_rank: dict[tuple[str, str], int] = {}
+        self._channel_names: dict[tuple[int, str], set[int]] = {}
+        self._channel_rank: dict[tuple[int, str], int] = {}
+        self._blocks: dict[int, list[Record]] = {}
+        for r in b.records:
+            if r.block is not None:
+                self._blocks.setdefault(r.file_index, []).append(r)
+        for recs in self._blocks.values():
+            recs.sort(key=lambda r: r.first)
+        self._starts = {i: [r.first for r in recs] for i, recs in self._blocks.items()}
+        self._learn()
+        self._cache: dict[tuple[int, Who], Identity] = {}
+
+    # --- building -------------------------------------------------------------------
+
+    def _file_host(self, i: int) -> str | None:
+        """A file's host: the one its own lines name (all alike), else a path component
+        that a line of the job names as a host, else a host-shaped path component."""
+        whos = self._b.whos.get(i, ())
+        # a file srun merged from several nodes (a task label before torchrun's local
+        # ranks) is nobody's: a host its lines name is one node's (srun: error: HOST)
+        merged = any(w.task is not None and _local(w) is not None for w in whos)
+        own = {short(w.host) for w in whos if w.host}
+        if len(own) == 1 and not merged:
+            return self._known.get(own.pop())
+        name = self.names[i].replace("\\", "/").replace("!", "/")
+        pieces = set()
+        for part in name.split("/"):
+            stem = _SUFFIX.sub("", part)
+            pieces |= {part, stem, _LOG_WORDS.sub("", stem), short(stem)}
+        # a path component that a line names as a host (by its short name, as the
+        # platform named the folder or file)
+        named = sorted(p for p in pieces if p and short(p) in self._known)
+        if len(named) == 1:
+            return named[0]
+        candidates = path_hosts(name)
+        return candidates[0] if candidates else None
+
+    def scope(self, file_index: int) -> Node:
+        """The node a file was written on: its host, else its folder (an elastic log
+        dir's attempt folders belong to the folder that holds the run)."""
+        host = self.file_host.get(file_index)
+        if host:
+            return ("host", short(host))
+        name = self.names.get(file_index, "").replace("\\", "/").replace("!", "/")
+        folder = re.sub(r"/[^/]+/attempt_\d+/\d+/[^/]+$", "", name)
+        return ("dir", folder.rsplit("/", 1)[0] if folder == name else folder)
+
+    def _node(self, file_index: int, who: Who) -> Node:
+        if who.task is not None and _local(who) is not None:
+            return ("task", str(who.task))
+        if who.host and _local(who) is not None:
+            return ("host", short(who.host))  # [HOST:3]: (torchrun --role HOST)
+        return self.scope(file_index)
+
+    def _learn(self) -> None:
+        votes: Counter[tuple[Node, int, int]] = Counter()
+        named: dict[int, set[int]] = {}
+        seen: dict[Node, set[int]] = {}  # local ranks seen on each node
+        for i, whos in self._b.whos.items():
+            for who in whos:
+                self._learn_line(i, who, votes, named, seen)
+        self._file_rank = {i: next(iter(r)) for i, r in named.items() if len(r) == 1}
+        self._channel_rank = {
+            k: next(iter(r)) for k, r in self._channel_names.items() if len(r) == 1
+        }
+        offsets: dict[Node, int] = {}
+        # NCCL's rank is within its communicator: the world's is the largest
+        world_comm = max(
+            (
+                int(r.fields["world_size"])
+                for r in self._b.records
+                if r.block is None and "world_size" in r.fields and "rank" in r.fields
+            ),
+            default=0,
+        )
+        for r in self._b.records:
+            self._learn_record(r, world_comm, votes, seen, offsets)
+        best: dict[tuple[Node, int], tuple[int, int]] = {}
+        for (node, local, rank), n in votes.items():
+            if (node, local) not in best or n > best[(node, local)][1]:
+                best[(node, local)] = (rank, n)
+        for (node, local), (rank, _) in best.items():
+            self.local_map.setdefault(node, {})[local] = rank
+        for node, off in offsets.items():
+            m = self.local_map.setdefault(node, {})
+            for local in seen.get(node, ()):
+                m.setdefault(local, off + local)
+        # a node whose known locals share one offset: its other locals have it too
+        for node, m in self.local_map.items():
+            offs = {g - lo for lo, g in m.items()}
+            if len(offs) == 1:
+                off = offs.pop()
+                for local in seen.get(node, ()):
+                    m.setdefault(local, off + local)
+        nodes = {n for n in seen if n[0] != "task"}
+        file_hosts = {short(h) for h in self.file_host.values() if h}
+        most_local = max((max(v) for v in seen.values() if v), default=-1)
+        self.single_node = (
+            len(nodes) <= 1
+            and len(file_hosts) <= 1
+            and not self.multi_node
+            and not self.tasks_are_nodes
+            and (not seen or self.world <= most_local + 1)  # no rank beyond one node's
+        )
+        # a pid beside a rank known from the line's other claims (NCCL's header in a
+        # rank's own file or behind its [defaultN]: prefix)
+        for i, whos in self._b.whos.items():
+            for who in whos:
+                if who.pid is not None and _global(who) is None:
+                    known, _ = self._rank(i, who, None)
+                    if known is not None:
+                        where = who.host or self.file_host.get(i)
+                        self.pid_rank.setdefault((where, who.pid), known)
+        by_pid: dict[int, set[int]] = {}
+        for (h, pid), rank in self.pid_rank.items():
+            by_pid.setdefault(pid, set()).add(rank)
+            if h:
+                self.rank_host.setdefault(rank, h)
+        # a pid that names one rank wherever it was seen: a line with no host finds it
+        self._pid_only = {pid: next(iter(r)) for pid, r in by_pid.items() if len(r) == 1}
+        # a process's address and physical NPU, said by lines that name only its pid
+        for (h, pid), said in self._pid_facts.items():
+            owner = self.pid_rank.get((h, pid), self._pid_only.get(pid))
+            if owner is not None:
+                if "ip" in said:
+                    self.rank_ip.setdefault(owner, said["ip"])
+                if "phy_device" in said:
+                    self.rank_phy.setdefault(owner, said["phy_device"])
+        # a PCI bus id on a host (an Xid line) is the rank NCCL put on that device
+        per_bus: dict[tuple[str | None, str], set[int]] = {}
+        for rank, busid in self.rank_busid.items():
+            host = self.rank_host.get(rank)
+            per_bus.setdefault((short(host) if host else None, busid), set()).add(rank)
+            per_bus.setdefault((None, busid), set()).add(rank)
+        self._busid_rank = {k: next(iter(r)) for k, r in per_bus.items() if len(r) == 1}
+        # an NPU or GPU id on a host (a driver line's dev_id=3, CANN's device-3/ folder) is
+        # the one rank the job model put on that device of that host
+        per_device: dict[tuple[str, str], set[int]] = {}
+        for rank, device in self.rank_device.items():
+            host = self.rank_host.get(rank)
+            if host and device:
+                per_device.setdefault((short(host), device), set()).add(rank)
+        self._device_rank = {k: next(iter(r)) for k, r in per_device.items() if len(r) == 1}
+
+    def _learn_line(
+        self,
+        i: int,
+        who: Who,
+        votes: Counter[tuple[Node, int, int]],
+        named: dict[int, set[int]],
+        seen: dict[Node, set[int]],
+    ) -> None:
+        """What one line's claims tell: a local and a global rank side by side, a pid
+        or device beside a rank, a task before a local rank."""
+        g, loc = _global(who), _local(who)
+        if loc is not None:
+            node = self._node(i, who)
+            seen.setdefault(node, set()).add(loc)
+            if g is not None:
+                votes[(node, loc, g)] += 1
+        if who.path_local is not None:
+            seen.setdefault(self.scope(i), set()).add(who.path_local)
+            if g is not None and loc is None:
+                votes[(self.scope(i), who.path_local, g)] += 1
+        if g is not None:
+            named.setdefault(i, set()).add(g)
+            if "/" in who.slot:  # a launcher's channel: the lines of one node or process
+                self._channel_names.setdefault((i, who.slot), set()).add(g)
+            self.world = max(self.world, g + 1)
+            if who.pid is not None:
+                self.pid_rank[(who.host or self.file_host.get(i), who.pid)] = g
+            if who.device or who.path_device:
+                self.rank_device.setdefault(g, who.device or who.path_device or "")
+        if who.task is not None and loc is not None:
+            self.tasks_are_nodes = True
+        if who.task is not None and who.host and loc is None and not who.prefix_host:
+            self.task_host.setdefault(who.task, who.host)  # srun: error: HOST: task T
+
+    def _learn_record(
+        self,
+        r: Record,
+        world_comm: int,
+        votes: Counter[tuple[Node, int, int]],
+        seen: dict[Node, set[int]],
+        offsets: dict[Node, int],
+    ) -> None:
+        """What one fact record tells (formats.yaml facts)."""
+        f = r.fields
+        node = self._node(r.file_index, r.who)
+        host = f.get("host") or r.who.host or self.file_host.get(r.file_index)
+        if f.get("host"):  # the table's host, the agent's: that node's ranks
+            node = ("host", short(f["host"]))
+        rank = _int(f.get("rank"))
+        if rank is not None and "world_size" in f and r.block is None:
+            # a communicator's rank is global only in the world communicator
+            rank = rank if int(f["world_size"]) == world_comm else None
+        local = _int(f["local_rank"]) if "local_rank" in f else _local(r.who)
+        if local is not None:
+            seen.setdefault(node, set()).add(local)
+            if rank is not None:
+                votes[(node, local, rank)] += 1
+        if rank is not None:
+            self.world = max(self.world, rank + 1)
+            if host:
+                self.rank_host.setdefault(rank, host)
+            if "device" in f or r.who.device:
+                self.rank_device.setdefault(rank, f.get("device") or r.who.device or "")
+            busid = normal_busid(f.get("busid"))
+            if busid:
+                self.rank_busid.setdefault(rank, busid)
+        pid = _int(f.get("pid")) or r.who.pid
+        if pid is not None:
+            if rank is not None:
+                self.pid_rank[(host, pid)] = rank
+            elif local is not None:
+                self.pid_local[(node, pid)] = local
+            else:
+                said = self._pid_facts.setdefault((host, pid), {})
+                for key in ("ip", "phy_device"):
+                    if key in f:
+                        said.setdefault(key, f[key])
+        if rank is not None and "phy_device" in f:
+            self.rank_phy.setdefault(rank, f["phy_device"])
+        if "world_size" in f:
+            self.world = max(self.world, int(f["world_size"]))
+        if "global_ranks" in f:
+            ranks = ranks_list(f["global_ranks"])
+            locs = ranks_list(f.get("local_ranks", "")) or list(range(len(ranks)))
+            for lo, gl in zip(locs, ranks, strict=False):
+                seen.setdefault(node, set()).add(lo)
+                votes[(node, lo, gl)] += 1
+                if host:
+                    self.rank_host.setdefault(gl, host)
+        elif "node_rank" in f and ("local_ranks" in f or "nproc" in f):
+            n = len(ranks_list(f["local_ranks"])) if "local_ranks" in f else int(f["nproc"])
+            offsets[node] = int(f["node_rank"]) * n
+        if int(f.get("nnodes", "1")) > 1 or int(f.get("node_rank", "0")) > 0:
+            self.multi_node = True
+        for h, ranks in host_ranks(f.get("host_ranks", "")).items():
+            for lo, gl in enumerate(ranks):
+                votes[(("host", short(h)), lo, gl)] += 1
+                self.rank_host.setdefault(gl, short(h))
+        if "task" in f and host:
+            self.task_host.setdefault(int(f["task"]), host)
+        if "ip" in f and host:
+            self.ip_host.setdefault(f["ip"], host)
+        if "ip" in f and rank is not None:
+            self.rank_ip.setdefault(rank, f["ip"])
+
+    # --- resolving ------------------------------------------------------------------
+
+    def peer(self, address: str | None = None, rank: str | None = None) -> str | None:
+        """The host at the other end of a link, as the logs name it: the host whose NCCL
+        bootstrap address it is (else the address itself), or the remote rank's host."""
+        if address:
+            ip = _IPV4.search(address)
+            if ip:
+                return self.ip_host.get(ip.group(), ip.group())
+            return short(address.split("<")[0].rsplit(":", 1)[0]) or None
+        if rank is not None and rank.strip().isdigit():
+            return self.rank_host.get(int(rank))
+        return None
+
+    def located(self, location: str) -> int | None:
+        """The rank HCCL names by its server address and device id (`Cluster Exception
+        Location[IP/ID]:[10.0.0.2/3]`, `serverId[10.0.0.2], deviceId[3]` read as
+        "10.0.0.2/3"): the one rank the logs put on that device of that server."""
+        address, _, device = location.strip().rpartition("/")
+        if not address or not device.isdigit():
+            return None
+        host = self.ip_host.get(address)
+        ranks = set(self.rank_device) | set(self.rank_phy)
+        on = [
+            r
+            for r in sorted(ranks)
+            # HCCL names the physical NPU; a process knows its logical id, the same one
+            # unless a container maps only some NPUs
+            if self.rank_phy.get(r, self.rank_device.get(r)) == device
+            and (
+                self.rank_ip.get(r) == address
+                or (host is not None and short(self.rank_host.get(r, "")) == short(host))
+            )
+        ]
+        return on[0] if len(on) == 1 else None
+
+    def _map(self, node: Node, local: int) -> int | None:
+        m = self.local_map.get(node)
+        if m and local in m:
+            return m[local]
+        if node[0] == "task" and node[1].isdigit() and int(node[1]) in self.task_host:
+            # srun's task T ran on HOST (srun: error: HOST: task T): that node's map
+            host = ("host", short(self.task_host[int(node[1])]))
+            if host != node:
+                return self._map(host, local)
+        return local if self.single_node else None
+
+    def record_at(self, file_index: int, line: int, who: Who) -> Record | None:
+        """The block record a line sits in or beside (a failure table's exitcode line),
+        written through the same channel (a merged console interleaves several)."""
+        records = self._blocks.get(file_index)
+        if not records:
+            return None
+        before, after = _RECORD_REACH
+        k = bisect.bisect_right(self._starts[file_index], line + before)
+        for r in reversed(records[max(0, k - 2) : k]):
+            if r.first - before <= line <= r.last + after and r.who.slot == who.slot:
+                return r
+        return None
+
+    def _rank(self, file_index: int, who: Who, rec: Record | None) -> tuple[int | None, int | None]:
+        """Rules 1 to 4 of `identity`: the rank from the line, its record, file and path."""
+        rank, local = _global(who), _local(who)
+        if rank is None and rec is not None and "rank" in rec.fields:
+            rank, local = int(rec.fields["rank"]), _int(rec.fields.get("local_rank"))
+        if rank is None and local is not None:
+            rank = self._map(self._node(file_index, who), local)
+        if rank is None:  # a launcher's channel whose lines name one rank
+            rank = self._channel_rank.get((file_index, who.slot))
+        if rank is None and (who.path_local is not None or who.path_rank is not None):
+            rank = self._file_rank.get(file_index)  # a per-rank file: its lines say which
+        if rank is None and who.path_local is not None:
+            local = who.path_local
+            rank = self._map(self.scope(file_index), local)
+        if rank is None:
+            rank = who.path_rank
+        return rank, local
+
+    def identity(self, file_index: int, who: Who, line: int | None = None) -> Identity:
+        """Who logged a line of `file_index` that claims `who`. The rules, in order:
+
+        rank:  1. a global rank the line's prefix or message names ([rank3]:, [rank 3],
+                  RankID:3), or the failure-table record it stands in (`rank: 13
+                  (local_rank: 5)` above an `exitcode` line);
+               2. a local rank it names (torchrun's [default5]:, `local_rank: 5`) mapped
+                  through its node's local -> global map (a failure table, the agent's
+                  global_ranks, a line that names both, a node's constant offset,
+                  group_rank x nproc); a local rank is global only in a one-node job;
+               3. in a launcher's channel (`worker-1: `, `[default3]:`), or a per-rank
+                  file (by its path), the one global rank its lines name;
+               4. its path: attempt_0/5/ (local, mapped as in 2), rank_5.log;
+               5. the pid it names (Killed process 4321, Xid pid=4321, exitcode pid)
+                  whose rank another line tells (NCCL header and comm line, the table);
+               6. the PCI bus id it names (an Xid) of the device NCCL gave a rank on
+                  that host, or the device id (a driver's dev_id=3, CANN's device-3/
+                  folder) of the one rank on that device of that host;
+               7. an srun task, taken as the rank when tasks are not nodes.
+        host:  the line's own (pdsh prefix, syslog field, NCCL header), its record's,
+               its file's, the rank's (failure table, NCCL, DeepSpeed's rank mapping),
+               the task's (srun: error: HOST: task N).
+        device: the line's own (NCCL [DEV], torch_npu Device:), the rank's (NCCL comm
+               line), its path's (device-3/); the PCI bus id likewise.
+        """
+        rec = self.record_at(file_index, line, who) if line is not None else None
+        key = (file_index, who)
+        if rec is None and key in self._cache:
+            return self._cache[key]
+        rank, local = self._rank(file_index, who, rec)
+        node = self._node(file_index, who)
+        host = who.host or (rec.fields.get("host") if rec is not None else None)
+        host = host or self.file_host.get(file_index)
+        if rank is None and who.pid is not None:
+            rank = self.pid_rank.get((host, who.pid))
+            if rank is None and host is None:
+                rank = self._pid_only.get(who.pid)
+            loc = self.pid_local.get((node, who.pid))
+            if rank is None and loc is not None:
+                local, rank = loc, self._map(node, loc)
+        if rank is None and who.busid is not None:
+            rank = self._busid_rank.get((short(host) if host else None, who.busid))
+        device = who.device or who.path_device
+        if rank is None and host and device:
+            rank = self._device_rank.get((short(host), device))
+        if rank is None and who.task is not None and not self.tasks_are_nodes:
+            rank = who.task
+        if host is None and rank is not None:
+            host = self.rank_host.get(rank)
+        if host is None and who.task is not None:
+            host = self.task_host.get(who.task)
+        device = device or (self.rank_device.get(rank) if rank is not None else None)
+        busid = who.busid or (self.rank_busid.get(rank) if rank is not None else None)
+        ident = Identity(rank, local, host, device, busid)
+        if rec is None:
+            self._cache[key] = ident
+        return ident

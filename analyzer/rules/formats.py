@@ -1,0 +1,340 @@
+"""Line formats as data: the prefixes, claims and facts that say who logged a line.
+
+`patterns/formats.yaml` (and a `formats.yaml` in any --patterns folder) lists them with
+real examples; this module validates and compiles them, and runs their examples (the
+suite and `ha-analyze patterns test` do). A new launcher or collector layout is a YAML
+entry, not an engine edit. The job model (analyzer.job.model) is their one consumer.
+
+Prefixes and claims run with Python's `re` on lines a signature already matched (a few
+thousand in a large job) and are anchored or short; facts are found by the scan's
+automaton, so their regexes keep to the subset RE2 and Hyperscan share.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from pathlib import Path
+from typing import Any
+
+from ..types import PatternError
+from .yamlfile import YamlError, load_file
+
+FORMATS_FILE = "formats.yaml"
+FIELDS = frozenset(
+    {
+        "rank",
+        "local_rank",
+        "task",
+        "node_rank",
+        "nnodes",
+        "nproc",
+        "world_size",
+        "host",
+        "pid",
+        "device",
+        "phy_device",
+        "busid",
+        "ip",
+        "local_ranks",
+        "global_ranks",
+        "host_ranks",
+    }
+)
+_KINDS = ("prefixes", "claims", "facts")
+_ENTRY_KEYS = frozenset({"id", "what", "regex", "block", "literals", "examples", "negatives"})
+# How far into a step line a rank claim is looked for (bytes): they come first.
+_CLAIM_WINDOW = 160
+_MAX_STACK = 4  # prefixes in front of each other: kubectl stamp, srun label, tee, rank
+
+
+@dataclass(frozen=True)
+class Format:
+    """One compiled entry of a formats file."""
+
+    id: str
+    kind: str  # "prefixes" | "claims" | "facts"
+    regex: str
+    compiled: re.Pattern[str]
+    block: str | None
+    literals: tuple[str, ...]  # one of them is in every line it matches: a cheap precheck
+    examples: tuple[dict[str, Any], ...]
+    negatives: tuple[str, ...]
+    source: str
+
+
+Fields = dict[str, str]
+
+
+@dataclass(frozen=True)
+class Formats:
+    """Every loaded format, built-ins first."""
+
+    prefixes: tuple[Format, ...]
+    claims: tuple[Format, ...]
+    facts: tuple[Format, ...]
+
+    @cached_property
+    def _alternation(self) -> tuple[str, dict[str, str]] | None:
+        """Every prefix in one alternation (tried in order, as listed), its groups named
+        `p<i>_<field>`: one match per stacked prefix, not one per format."""
+        if not self.prefixes:
+            return None
+        parts, fields = [], {}
+        for i, p in enumerate(self.prefixes):
+            rx = p.regex
+            for name in p.compiled.groupindex:
+                rx = rx.replace(f"(?P<{name}>", f"(?P<p{i}_{name}>")
+                fields[f"p{i}_{name}"] = name
+            parts.append(f"(?:{rx})")
+        return "|".join(parts), fields
+
+    @cached_property
+    def _prefix(self) -> tuple[re.Pattern[str], dict[str, str]] | None:
+        alt = self._alternation
+        return None if alt is None else (re.compile(alt[0]), alt[1])
+
+    @cached_property
+    def _prefix_bytes(self) -> re.Pattern[bytes] | None:
+        alt = self._alternation
+        return None if alt is None else re.compile(alt[0].encode())
+
+    @cached_property
+    def _rank_claims_bytes(self) -> re.Pattern[bytes] | None:
+        """The claims that name a global rank in the message (`[rank 5]`, `RankID:5`), as
+        one alternation on bytes whose only groups are those ranks."""
+        parts = []
+        for c in self.claims:
+            if "rank" not in c.compiled.groupindex:
+                continue
+            rx = c.regex
+            for name in c.compiled.groupindex:
+                rx = rx.replace(f"(?P<{name}>", "(" if name == "rank" else "(?:")
+            parts.append(f"(?:{rx})")
+        return re.compile("|".join(parts).encode()) if parts else None
+
+    def key(self, block: bytes, start: int) -> bytes:
+        """What the prefixes at `start` of a block name, and the global rank the message
+        claims (`[rank 5] step 812`), as bytes (b"" if nothing): the key by which a merged
+        console's step lines are sampled per process (automaton.Sampler). Matched on the
+        bytes, not decoded: it runs per step line."""
+        out = []
+        pos = start
+        rx = self._prefix_bytes
+        if rx is not None and rx.match(block, start) is not None:
+            for _ in range(_MAX_STACK):
+                m = rx.match(block, pos)
+                if m is None or m.end() == pos:
+                    break
+                out += [v for v in m.groups() if v is not None]
+                pos = m.end()
+        claims = self._rank_claims_bytes
+        if claims is not None:
+            nl = block.find(b"\n", pos)
+            end = min(len(block) if nl < 0 else nl, pos + _CLAIM_WINDOW)
+            # every rank claim says rank, Rank or RANK: most step lines stop here
+            if block.find(b"ank", pos, end) >= 0 or block.find(b"ANK", pos, end) >= 0:
+                m = claims.search(block, pos, end)
+                if m is not None:
+                    out += [b"r" + v for v in m.groups() if v is not None]
+        return b"/".join(out)
+
+    def strip(self, text: str) -> tuple[str, Fields]:
+        """Remove the prefixes at the start of `text` (stacked, up to four); return the
+        rest and what they name. A field named twice keeps its first (outermost) value."""
+        found: Fields = {}
+        if self._prefix is None:
+            return text, found
+        rx, fields = self._prefix
+        for _ in range(_MAX_STACK):
+            m = rx.match(text)
+            if m is None or m.end() == 0:
+                break
+            for k, v in m.groupdict().items():
+                if v is not None:
+                    found.setdefault(fields[k], v)
+            text = text[m.end() :]
+        return text, found
+
+    def claims_of(self, text: str) -> Fields:
+        """What a line says of who logged it, searched in the message (first wins)."""
+        found: Fields = {}
+        for c in self.claims:
+            if c.literals and not any(lit in text for lit in c.literals):
+                continue
+            m = c.compiled.search(text)
+            if m:
+                for k, v in m.groupdict().items():
+                    if v is not None:
+                        found.setdefault(k, v)
+        return found
+
+    def fact(self, index: int, text: str) -> Fields | None:
+        """The fields of fact `index` in a line (its message), None if it does not match."""
+        m = self.facts[index].compiled.search(text)
+        if m is None:
+            return None
+        return {k: v for k, v in m.groupdict().items() if v is not None}
+
+
+def _entry(raw: Any, kind: str, where: str, trusted: bool) -> Format:
+    if not isinstance(raw, dict):
+        raise PatternError(f"{where}: each entry is a mapping")
+    fid = raw.get("id")
+    if not isinstance(fid, str) or not re.fullmatch(r"[a-z0-9][a-z0-9-]*", fid):
+        raise PatternError(f"{where}: id: a lower-case id is required, got {fid!r}")
+    here = f"{where}: {fid}"
+    unknown = sorted(set(raw) - _ENTRY_KEYS)
+    if unknown:
+        raise PatternError(f"{here}: unknown key(s) {', '.join(unknown)}")
+    rx = raw.get("regex")
+    if not isinstance(rx, str) or not rx:
+        raise PatternError(f"{here}: regex: a regular expression is required")
+    try:
+        compiled = re.compile(rx)
+    except re.error as e:
+        raise PatternError(f"{here}: regex: {e}") from None
+    bad = sorted(set(compiled.groupindex) - FIELDS)
+    if bad:
+        raise PatternError(
+            f"{here}: regex: unknown field(s) {', '.join(bad)} (known: {', '.join(sorted(FIELDS))})"
+        )
+    from .signatures import backtracks, check_regex
+
+    if kind == "facts" and not trusted:  # the automaton finds them: the engines' subset
+        # (the built-in ones are checked by the suite, not at every start-up: ~11 ms)
+        check_regex(rx, lambda _field, msg: PatternError(f"{here}: regex: {msg}"))
+    elif not trusted and backtracks(rx):
+        # a user's prefixes and claims run on hit lines with Python's re: a shape that
+        # can backtrack is refused (the built-in ones are reviewed)
+        raise PatternError(f"{here}: regex: nested quantifiers can backtrack catastrophically")
+    examples = raw.get("examples") or []
+    if not isinstance(examples, list) or not examples:
+        raise PatternError(f"{here}: examples: at least one real example line is required")
+    for ex in examples:
+        if not isinstance(ex, dict) or not isinstance(ex.get("line"), str):
+            raise PatternError(f"{here}: examples: each is {{line: ..., fields: {{...}}}}")
+    negatives = raw.get("negatives") or []
+    if not isinstance(negatives, list) or not all(isinstance(n, str) for n in negatives):
+        raise PatternError(f"{here}: negatives: a list of lines")
+    block = raw.get("block")
+    if block is not None and (kind != "facts" or not isinstance(block, str)):
+        raise PatternError(f"{here}: block: only facts have a block name")
+    literals = raw.get("literals") or []
+    if not isinstance(literals, list) or not all(isinstance(x, str) and x for x in literals):
+        raise PatternError(f"{here}: literals: a list of non-empty strings")
+    for ex in examples:
+        if literals and ex.get("fields") and not any(x in ex["line"] for x in literals):
+            raise PatternError(f"{here}: literals: none is in the example {ex['line']!r}")
+    return Format(
+        fid,
+        kind,
+        rx,
+        compiled,
+        block,
+        tuple(literals),
+        tuple(examples),
+        tuple(negatives),
+        where.split(":")[0],
+    )
+
+
+def _load_file(path: Path) -> dict[str, list[Format]]:
+    try:
+        doc = load_file(path) or {}
+    except YamlError as e:
+        raise PatternError(str(e)) from None
+    if not isinstance(doc, dict) or set(doc) - set(_KINDS):
+        raise PatternError(f"{path}: a formats file has the keys {', '.join(_KINDS)} only")
+    out: dict[str, list[Format]] = {k: [] for k in _KINDS}
+    for kind in _KINDS:
+        entries = doc.get(kind) or []
+        if not isinstance(entries, list):
+            raise PatternError(f"{path}: {kind}: a list of entries")
+        from .signatures import builtin_dir
+
+        trusted = path.parent.resolve() == builtin_dir()
+        out[kind] = [_entry(raw, kind, f"{path}: {kind}", trusted) for raw in entries]
+    return out
+
+
+def format_files(builtin: Path | None, extra: Iterable[str]) -> tuple[Path, ...]:
+    """The built-in formats file, then each extra folder's formats.yaml (or a file so named)."""
+    files = [builtin / FORMATS_FILE] if builtin is not None else []
+    for item in extra:
+        p = Path(item)
+        if p.is_dir():
+            files += sorted(p.rglob(FORMATS_FILE))
+        elif p.name == FORMATS_FILE:
+            files.append(p)
+    return tuple(f for f in files if f.is_file())
+
+
+@lru_cache(maxsize=8)
+def load(files: tuple[Path, ...]) -> Formats:
+    """The formats of these files, in order; an id defined twice is an error."""
+    merged: dict[str, list[Format]] = {k: [] for k in _KINDS}
+    seen: dict[str, Path] = {}
+    for f in files:
+        for kind, entries in _load_file(f).items():
+            for e in entries:
+                if e.id in seen:
+                    raise PatternError(f"{f}: {e.id}: id: already defined in {seen[e.id]}")
+                seen[e.id] = f
+                merged[kind].append(e)
+    return Formats(tuple(merged["prefixes"]), tuple(merged["claims"]), tuple(merged["facts"]))
+
+
+@lru_cache(maxsize=1)
+def builtin() -> Formats:
+    """The built-in formats: asked per hit line where no job's formats are at hand."""
+    from .signatures import builtin_dir
+
+    return load(format_files(builtin_dir(), ()))
+
+
+def run_examples(formats: Formats) -> tuple[int, list[str]]:
+    """Check every example and negative; (checked, failures as sentences)."""
+    failures: list[str] = []
+    checked = 0
+    for fmt in (*formats.prefixes, *formats.claims, *formats.facts):
+        for ex in fmt.examples:
+            checked += 1
+            line, want = ex["line"], {k: str(v) for k, v in (ex.get("fields") or {}).items()}
+            rest, got = formats.strip(line)
+            own: Fields | None
+            if fmt.kind == "prefixes":
+                own = fmt.compiled.match(line) and got
+                if "rest" in ex and rest != ex["rest"]:
+                    failures.append(f"{fmt.id}: {line!r}: rest {rest!r}, expected {ex['rest']!r}")
+            elif fmt.kind == "claims":
+                own = formats.claims_of(rest) if fmt.compiled.search(rest) else None
+            else:
+                facts = formats.facts.index(fmt)
+                fact = formats.fact(facts, rest)
+                own = None if fact is None else {**formats.claims_of(rest), **got, **fact}
+            if not own and want:
+                failures.append(f"{fmt.id}: {line!r}: does not match")
+            elif own is not None and {k: own.get(k) for k in want} != want:
+                failures.append(f"{fmt.id}: {line!r}: fields {own}, expected {want}")
+        for neg in fmt.negatives:
+            checked += 1
+            hit = fmt.compiled.match(neg) if fmt.kind == "prefixes" else fmt.compiled.search(neg)
+            if hit:
+                failures.append(f"{fmt.id}: {neg!r}: matches but should not")
+    return checked, failures
+
+
+def ranks_list(text: str) -> list[int]:
+    """ "[0, 1, 2]" -> [0, 1, 2]."""
+    return [int(x) for x in re.findall(r"\d+", text)]
+
+
+def host_ranks(text: str) -> dict[str, list[int]]:
+    """ "{'worker-0': [0, 1], 'worker-1': [2, 3]}" -> {'worker-0': [0, 1], ...}."""
+    return {
+        host: ranks_list(ranks)
+        for host, ranks in re.findall(r"['\"]([\w.-]+)['\"]\s*:\s*(\[[\d,\s]*\])", text)
+    }

@@ -1,0 +1,190 @@
+"""Exact signature checks on the few lines the automaton hit.
+
+The automaton says which signatures *may* match a line; here the full regex, its named
+captures and its excludes decide. The example runner uses the same path, so a
+signature's examples test exactly what the engine does.
+
+The check runs on RE2, not Python's re: log lines are untrusted and up to a MiB long,
+and a backtracking engine takes minutes on `.*a.*a.*b` over a thousand-character line
+although the pattern has no nested quantifier for a load-time check to refuse. RE2 is
+linear in the line, so no pattern can hang a scan. Its per-call cost (~4-8 us against
+~1 us for re) is paid only on automaton hits: about 2,000 lines in a 100 MiB log.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..read.lines import clean, quoted, strip_prefix
+from ..types import DATA_ROLES, SERIES, PatternError, Signature
+from ..unknowns.region import ERROR_LINE
+from . import automaton
+from .formats import Formats
+from .formats import builtin as builtin_formats
+from .signatures import PatternSet, compile_exact, iter_regexes
+
+
+@dataclass(frozen=True)
+class ExampleFailure:
+    signature: str
+    log: str
+    problem: str
+
+
+class Matcher:
+    """Compiled signatures: one automaton for the prefilter, Python regexes for the check."""
+
+    def __init__(
+        self, patterns: PatternSet, engine: str | None = None, formats: Formats | None = None
+    ) -> None:
+        self.signatures = patterns.signatures
+        self.formats = formats or builtin_formats()
+        # Compiled on first use: most signatures never see a candidate line in a given
+        # job, and compiling a thousand regexes up front would double start-up time.
+        self._compiled: list[tuple[tuple[Any, ...], tuple[Any, ...]] | None]
+        self._compiled = [None] * len(self.signatures)
+        # A failure message inside quotes is someone talking about the failure (a print,
+        # a retry rule), not the failure; a progress line is data wherever it sits.
+        self._events = [s.role not in DATA_ROLES for s in self.signatures]
+        # One more automaton pattern, past the last signature: error-looking lines, kept
+        # for the classifier and the template miner (analyzer.unknowns.region).
+        self.error_index = len(self.signatures)
+        # Then the facts of the line formats (who is who: analyzer.job.model), found whatever
+        # the signatures say about their lines.
+        self.fact_base = self.error_index + 1
+        regexes = [
+            *iter_regexes(self.signatures),
+            (self.error_index, ERROR_LINE),
+            *((self.fact_base + k, f.regex) for k, f in enumerate(self.formats.facts)),
+        ]
+        # Sampled: step and work-bar lines (a timeline needs a block's first and last
+        # ones) and error lines (the region keeps a file's first 20 and last 40, which the
+        # head and tail samples of its blocks still give exactly).
+        steps = [i for i, s in enumerate(self.signatures) if s.progress in SERIES]
+        # what every automaton must find: each signature's and each fact's examples
+        probes = [
+            (i, ex["log"].encode("utf-8", "surrogateescape"))
+            for i, sig in enumerate(self.signatures)
+            for ex in sig.examples
+            if ex["match"]
+        ]
+        probes += [
+            (self.fact_base + k, ex["line"].encode("utf-8", "surrogateescape"))
+            for k, f in enumerate(self.formats.facts)
+            for ex in f.examples
+            if ex.get("fields")
+        ]
+        try:
+            self.automaton = automaton.build(
+                regexes, engine, [steps, [self.error_index]], [self.formats.key, None], probes
+            )
+        except automaton.AutomatonError as e:
+            sig = self.signatures[e.index]
+            raise PatternError(f"{sig.source}: {sig.id}: match: {e}") from None
+        except Exception as e:  # the set as a whole: past RE2's memory budget, Hyperscan's limits
+            raise PatternError(
+                f"the {len(self.signatures):,} signatures cannot be compiled together "
+                f"({len(regexes):,} regexes): {type(e).__name__}: {e}"
+            ) from None
+
+    def verify(self, index: int, message: str) -> dict[str, str] | None:
+        """Captures if signature `index` matches the message (excludes applied), else None."""
+        compiled = self._compiled[index]
+        if compiled is None:
+            sig = self.signatures[index]
+            compiled = self._compiled[index] = (
+                tuple(compile_exact(rx) for rx in sig.match),
+                tuple(compile_exact(rx) for rx in sig.exclude),
+            )
+        match, exclude = compiled
+        # RE2 takes UTF-8; a lone surrogate (from a caller's surrogateescape) cannot be.
+        message = message.encode("utf-8", "replace").decode("utf-8")
+        for rx in match:
+            m = rx.search(message)
+            if m is None or (self._events[index] and quoted(message, m.start(), m.end())):
+                continue
+            if any(x.search(message) for x in exclude):
+                return None
+            return {k: v for k, v in m.groupdict().items() if v is not None}
+        return None
+
+    def match_line(self, raw: str) -> list[tuple[Signature, dict[str, str]]]:
+        """Every signature matching one raw line, through the same path as a scan."""
+        block = raw.encode("utf-8", "surrogateescape") + b"\n"
+        out: list[tuple[Signature, dict[str, str]]] = []
+        for _, _, candidates in self.automaton.scan(block):
+            for segment in clean(raw):
+                message = strip_prefix(segment, self.formats).text
+                for i in candidates:
+                    if i >= self.error_index:
+                        continue
+                    caps = self.verify(i, message)
+                    if caps is not None and all(self.signatures[i] is not s for s, _ in out):
+                        out.append((self.signatures[i], caps))
+        return out
+
+
+def context_only(matcher: Matcher, raw: str) -> bool:
+    """Whether a line is one that signatures know as context only (every signature that
+    matches it has severity info: a progress line, a benign notice): such a line is
+    never evidence, for the classifier either."""
+    found = matcher.match_line(raw)
+    return bool(found) and all(sig.severity == "info" for sig, _ in found)
+
+
+def run_examples(matcher: Matcher) -> tuple[int, list[ExampleFailure]]:
+    """Check every signature's examples through the real scan path; (checked, failures)."""
+    failures: list[ExampleFailure] = []
+    checked = 0
+    by_id = {s.id: s for s in matcher.signatures}
+    for sig in matcher.signatures:
+        for ex in sig.examples:
+            checked += 1
+            got = dict((s.id, caps) for s, caps in matcher.match_line(ex["log"]))
+            if ex["match"] and sig.id not in got:
+                failures.append(ExampleFailure(sig.id, ex["log"], "should match but does not"))
+            elif not ex["match"] and sig.id in got:
+                failures.append(ExampleFailure(sig.id, ex["log"], "matches but should not"))
+            elif ex["match"]:
+                # A progress or setting line may also be a failure line (a NaN loss in a
+                # step line): the kinds never compete, so only collisions within one count.
+                others = sorted(
+                    other
+                    for other in set(got) - {sig.id} - set(sig.overlaps)
+                    if kind_of(by_id[other]) == kind_of(sig)
+                )
+                if others:
+                    failures.append(
+                        ExampleFailure(
+                            sig.id,
+                            ex["log"],
+                            f"also matches {', '.join(others)}: make one more specific, or "
+                            "declare 'overlaps' if both readings are right",
+                        )
+                    )
+                unasserted = sorted(set(got[sig.id]) - set(ex.get("captures") or {}))
+                if unasserted:
+                    failures.append(
+                        ExampleFailure(
+                            sig.id,
+                            ex["log"],
+                            f"captures {', '.join(unasserted)} not asserted: list every "
+                            "capture the example produces under 'captures'",
+                        )
+                    )
+                for k, v in (ex.get("captures") or {}).items():
+                    if got[sig.id].get(k) != str(v):
+                        failures.append(
+                            ExampleFailure(
+                                sig.id,
+                                ex["log"],
+                                f"capture {k!r}: expected {v!r}, got {got[sig.id].get(k)!r}",
+                            )
+                        )
+    return checked, failures
+
+
+def kind_of(sig: Signature) -> str:
+    """Which kind of line a signature reads: an event, a progress point or a setting."""
+    return sig.role if sig.role in DATA_ROLES else "event"
