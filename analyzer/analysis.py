@@ -37,7 +37,8 @@ from .rules.cascade import Rule, load_rules
 from .rules.formats import Fields, format_files
 from .rules.formats import load as load_formats
 from .rules.matcher import Matcher, context_only
-from .rules.signatures import PatternSet, builtin_dir, load_patterns
+from .rules.signatures import PatternSet, load_patterns
+from .rules.yamlfile import builtin_dir
 from .types import AnalyzerError, Hit, LogTime, Stats, Verdict, Who
 from .unknowns import classifier
 from .unknowns.region import ErrorLines
@@ -226,6 +227,11 @@ class Analyzer:
         self._matched = 0  # dumps matched across ranks so far
         self._started = time.perf_counter()
 
+    def fresh(self, on_hit: Callable[[Hit], None]) -> Analyzer:
+        """A new Analyzer with these settings and this compiled matcher, its hits going to
+        `on_hit`: a worker's, for one task (analyzer.read.workers)."""
+        return Analyzer(self.settings, on_hit=on_hit, matcher=self.matcher)
+
     def collect(self, hit: Hit) -> None:
         """One hit into the job (the scanner's callback; workers' hits come here too)."""
         self.builder.see(hit.file_index, hit.file, hit.who)
@@ -392,7 +398,7 @@ class Analyzer:
             # process unless it asks for workers
             from .read import workers as pool
 
-            pool.scan_tasks(pool.plan(units), pool.Merger(self), self.settings, workers)
+            pool.scan_tasks(pool.plan(units), pool.Merger(self), workers)
         else:
             self.read(units, stop_at, tail)
 

@@ -9,7 +9,7 @@ from conftest import DEMO_PATTERNS, REPO
 
 from analyzer import PatternError, analyze
 from analyzer.rules.cascade import load_rules
-from analyzer.rules.signatures import builtin_dir
+from analyzer.rules.yamlfile import builtin_dir
 
 EXAMPLE = REPO / "corpora" / "examples" / "gpu-fell-off-bus"
 

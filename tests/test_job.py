@@ -30,7 +30,7 @@ def test_the_formats_file_passes_its_examples() -> None:
 
 def test_the_builtin_facts_are_in_the_engines_shared_subset() -> None:
     """A user's facts are checked at load; the built-in ones here (not at start-up)."""
-    from analyzer.rules.signatures import check_regex
+    from analyzer.rules.lint import check_regex
 
     def fail(_field: str, msg: str) -> AssertionError:
         return AssertionError(msg)

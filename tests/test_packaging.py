@@ -23,7 +23,7 @@ def test_installed_wheel_finds_its_patterns(tmp_path: Path) -> None:
     # Unpacked as pip would install it, the package must find its own patterns.
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
-    code = "from analyzer.rules.signatures import builtin_dir, load_patterns; print(builtin_dir(), len(load_patterns().signatures))"
+    code = "from analyzer.rules.signatures import load_patterns; from analyzer.rules.yamlfile import builtin_dir; print(builtin_dir(), len(load_patterns().signatures))"
     out = subprocess.run(
         [sys.executable, "-c", code],
         cwd=tmp_path,

@@ -28,12 +28,14 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
-from ..analysis import Analyzer, Settings
 from ..job.flight import Records
 from ..job.model import JobBuilder
-from ..rules.matcher import Matcher
 from ..types import Hit, LogTime
+
+if TYPE_CHECKING:  # the driver: workers get it from their caller, never import it
+    from ..analysis import Analyzer
 from ..unknowns.region import ErrorLines
 from .reading import Reading
 from .scan import LINE_CAP, SEGMENT, FileScan, YearRef
@@ -42,7 +44,7 @@ from .sources import SourceNotes, Unit, open_unit
 _MAX_SHIPPED = 100_000
 _BATCH_BYTES = 8 << 20  # small whole files read together by one worker, up to this
 _BATCH_FILES = 64
-_shared: tuple[Settings, Matcher] | None = None  # set before forking, inherited by workers
+_shared: Analyzer | None = None  # the parent job, set before forking, inherited by workers
 
 
 @dataclass(frozen=True)
@@ -136,9 +138,10 @@ def plan(units: Sequence[Unit]) -> list[Task]:
     return tasks
 
 
-def read(task: Task, settings: Settings, matcher: Matcher, sink: Callable[[Hit], None]) -> Shipment:
-    """Read one task with a fresh Analyzer, as a worker does; hits go to `sink`."""
-    job = Analyzer(settings, on_hit=sink, matcher=matcher)
+def read(task: Task, parent: Analyzer, sink: Callable[[Hit], None]) -> Shipment:
+    """Read one task with a fresh Analyzer like `parent`, as a worker does; hits go to
+    `sink`."""
+    job = parent.fresh(sink)
     out = Shipment(
         task,
         errors=job.errors,
@@ -156,7 +159,6 @@ def read(task: Task, settings: Settings, matcher: Matcher, sink: Callable[[Hit],
 
 def _work(task: Task) -> Shipment:
     assert _shared is not None
-    settings, matcher = _shared
     hits: list[Hit] = []
     overflow = False
 
@@ -167,23 +169,21 @@ def _work(task: Task) -> Shipment:
         else:
             overflow = True
 
-    out = read(task, settings, matcher, ship)
+    out = read(task, _shared, ship)
     if overflow:
         return Shipment(task, overflow=True)
     out.hits = hits
     return out
 
 
-def fan_out(
-    tasks: Sequence[Task], settings: Settings, matcher: Matcher, workers: int
-) -> Iterator[Shipment]:
+def fan_out(tasks: Sequence[Task], parent: Analyzer, workers: int) -> Iterator[Shipment]:
     """Each task read in a worker, yielded in input order.
 
     At most two tasks per worker are in flight: results wait in this process until the
     ones before them are merged, so a job of thousands of files must not have them all
     done and held at once (`map` submits every task up front)."""
     global _shared
-    _shared = (settings, matcher)
+    _shared = parent
     context = multiprocessing.get_context("fork")
     n = min(workers, len(tasks))
     with ProcessPoolExecutor(n, mp_context=context) as pool:
@@ -273,12 +273,11 @@ class Merger:
             self._file = None
 
 
-def scan_tasks(tasks: Sequence[Task], merger: Merger, settings: Settings, workers: int) -> None:
+def scan_tasks(tasks: Sequence[Task], merger: Merger, workers: int) -> None:
     """Every task read by the workers and merged in order."""
-    matcher = merger.job.matcher
-    for shipment in fan_out(tasks, settings, matcher, workers):
+    for shipment in fan_out(tasks, merger.job, workers):
         if shipment.overflow:  # too many hits to ship: read here, straight into the job
-            shipment = read(shipment.task, settings, matcher, merger.sink(shipment.task))
+            shipment = read(shipment.task, merger.job, merger.sink(shipment.task))
         else:
             put = merger.sink(shipment.task)
             for hit in shipment.hits:

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from ..types import PatternError
-from .yamlfile import YamlError, load_file
+from .lint import backtracks, check_regex
+from .yamlfile import YamlError, builtin_dir, load_file
 
 FORMATS_FILE = "formats.yaml"
 FIELDS = frozenset(
@@ -201,7 +202,6 @@ def _entry(raw: Any, kind: str, where: str, trusted: bool) -> Format:
         raise PatternError(
             f"{here}: regex: unknown field(s) {', '.join(bad)} (known: {', '.join(sorted(FIELDS))})"
         )
-    from .signatures import backtracks, check_regex
 
     if kind == "facts" and not trusted:  # the automaton finds them: the engines' subset
         # (the built-in ones are checked by the suite, not at every start-up: ~11 ms)
@@ -253,8 +253,6 @@ def _load_file(path: Path) -> dict[str, list[Format]]:
         entries = doc.get(kind) or []
         if not isinstance(entries, list):
             raise PatternError(f"{path}: {kind}: a list of entries")
-        from .signatures import builtin_dir
-
         trusted = path.parent.resolve() == builtin_dir()
         out[kind] = [_entry(raw, kind, f"{path}: {kind}", trusted) for raw in entries]
     return out
@@ -290,8 +288,6 @@ def load(files: tuple[Path, ...]) -> Formats:
 @lru_cache(maxsize=1)
 def builtin() -> Formats:
     """The built-in formats: asked per hit line where no job's formats are at hand."""
-    from .signatures import builtin_dir
-
     return load(format_files(builtin_dir(), ()))
 
 

@@ -22,7 +22,8 @@ from ..unknowns.region import ERROR_LINE
 from . import automaton
 from .formats import Formats
 from .formats import builtin as builtin_formats
-from .signatures import PatternSet, compile_exact, iter_regexes
+from .lint import compile_exact
+from .signatures import PatternSet, iter_regexes
 
 
 @dataclass(frozen=True)

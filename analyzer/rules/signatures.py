@@ -15,13 +15,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import re2
-
-try:  # the parser behind `re`; its tree shows nested repeats exactly
-    import re._parser as _sre  # type: ignore[import-not-found]
-except ImportError:  # Python 3.10
-    import sre_parse as _sre
-
 from ..job.stacks import CAPTURES as STACK_CAPTURES
 from ..read.lines import clean, strip_prefix
 from ..types import (
@@ -35,8 +28,9 @@ from ..types import (
 )
 from . import cache
 from .automaton import refusal
+from .lint import GREEDY_BETWEEN, check_regex, compile_exact
 from .taxonomy import CATEGORIES, RECOVERIES
-from .yamlfile import YamlError, load_text
+from .yamlfile import YamlError, builtin_dir, load_text
 
 RULES_FILE = "cascades.yaml"  # cascade rules live beside the signatures (analyzer.rules.cascade)
 # line formats too (analyzer.rules.formats): neither is a signature file
@@ -90,17 +84,6 @@ KEY_ORDER = (
 _OPTIONAL = tuple(k for k in KEY_ORDER if k not in _REQUIRED)
 
 # Constructs outside the subset shared by Python re, RE2 and Hyperscan.
-_FORBIDDEN = (
-    (re.compile(r"\(\?<?[=!]"), "lookaround"),
-    (re.compile(r"\(\?>"), "atomic group"),
-    (re.compile(r"\(\?P="), "backreference"),
-    (re.compile(r"\\[1-9]"), "backreference"),
-    (re.compile(r"(?<!\\)[*+?}]\+"), "possessive quantifier"),
-    (re.compile(r"\(\?\("), "conditional"),
-    (re.compile(r"\\n"), "newline (a match must stay within one line)"),
-)
-_INLINE_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
-_GREEDY_BETWEEN = re.compile(r"\(\?P<\w+>.*?\)[^(]*?(?<!\\)\.[*+].*?\(\?P<")
 
 
 @dataclass(frozen=True)
@@ -119,16 +102,6 @@ class PatternSet:
 MAX_FILE_SIGNATURES = 2000
 MAX_FILE_REGEX = 256 << 10
 MAX_USER_REGEX = 1 << 20  # all user files together
-
-
-@lru_cache(maxsize=1)
-def builtin_dir() -> Path:
-    """Where the built-in pattern files live: inside the installed package, or the
-    repository's patterns/ folder when running from a checkout (editable install).
-    Asked per hit line (the default formats): resolved once."""
-    package = Path(__file__).resolve().parent.parent
-    installed = package / "builtin_patterns"
-    return installed if installed.is_dir() else package.parent / "patterns"
 
 
 def load_patterns(extra: Sequence[str | Path] = (), *, builtin: bool = True) -> PatternSet:
@@ -196,7 +169,7 @@ def _load_file(path: Path) -> list[Signature]:
 def _validator_source() -> bytes:
     """The code that decides whether a pattern file is valid: part of the cache key."""
     package = Path(__file__).resolve().parent.parent
-    files = ("rules/signatures.py", "read/lines.py", "rules/taxonomy.py")
+    files = ("rules/signatures.py", "rules/lint.py", "read/lines.py", "rules/taxonomy.py")
     return b"".join((package / f).read_bytes() for f in files)
 
 
@@ -312,7 +285,7 @@ def _parse_signature(
     for rx in match + exclude:
         check_regex(rx, fail)
     for rx in match:
-        if _GREEDY_BETWEEN.search(rx):
+        if GREEDY_BETWEEN.search(rx):
             raise fail("match", f"unbounded '.*' between two captures in {rx!r}")
     recovery = d.get("recovery")
     if recovery is not None and not _one_of(recovery, RECOVERIES):
@@ -468,60 +441,6 @@ def _str_list(value: Any, fail: Any, field: str, allow_empty: bool = False) -> l
     if not value and not allow_empty:
         raise fail(field, "must not be empty")
     return list(value)
-
-
-def check_regex(rx: str, fail: Any) -> None:
-    """Refuse regexes outside the subset the automaton engines and Python's re share."""
-    try:
-        compiled = re.compile(rx)
-    except re.error as e:
-        raise fail("match", f"invalid regex {rx!r}: {e}") from None
-    if compiled.search(""):
-        raise fail("match", f"matches the empty string, so it would hit every line: {rx!r}")
-    if backtracks(rx):
-        raise fail("match", f"nested quantifiers can backtrack catastrophically: {rx!r}")
-    for pat, what in _FORBIDDEN:
-        if pat.search(rx):
-            raise fail("match", f"{what} is not allowed (automaton engines lack it): {rx!r}")
-    for m in _INLINE_FLAGS.finditer(rx):
-        if m.start() != 0 or m.group() != "(?i)":
-            raise fail("match", f"only a leading '(?i)' inline flag is allowed: {rx!r}")
-    try:
-        compile_exact(rx)
-    except re2.error as e:
-        why = e.args[0].decode() if e.args and isinstance(e.args[0], bytes) else str(e)
-        raise fail("match", f"RE2 cannot run {rx!r}: {why}") from None
-
-
-def compile_exact(rx: str) -> Any:
-    """A signature regex as the engine's exact check runs it: RE2, linear in the line."""
-    options = re2.Options()
-    options.log_errors = False
-    return re2.compile(rx, options)
-
-
-def backtracks(rx: str) -> bool:
-    """A regex with a repeat inside a repeat: catastrophic backtracking in Python's re."""
-    return _nested_repeat(_sre.parse(rx))
-
-
-def _nested_repeat(items: Any, inside: bool = False) -> bool:
-    """A repeat inside a repeat (`(a+)+`, `(\\w*,)*`): the shape of catastrophic backtracking."""
-    for op, av in items:
-        if op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT):
-            _, hi, sub = av
-            if inside and hi > 1:
-                return True
-            children, nested = [sub], inside or hi > 1
-        elif op == _sre.SUBPATTERN:
-            children, nested = [av[-1]], inside
-        elif op == _sre.BRANCH:
-            children, nested = av[1], inside
-        else:
-            continue
-        if any(_nested_repeat(c, nested) for c in children):
-            return True
-    return False
 
 
 def iter_regexes(sigs: Iterable[Signature]) -> Iterable[tuple[int, str]]:

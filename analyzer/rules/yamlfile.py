@@ -9,6 +9,7 @@ file larger than MAX_BYTES is not a configuration.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -59,3 +60,13 @@ def load_file(path: Path) -> Any:
     except UnicodeDecodeError as e:
         raise YamlError(f"{path}: cannot read: {e}") from None
     return load_text(text, str(path))
+
+
+@lru_cache(maxsize=1)
+def builtin_dir() -> Path:
+    """Where the built-in pattern files live: inside the installed package, or the
+    repository's patterns/ folder when running from a checkout (editable install).
+    Asked per hit line (the default formats): resolved once."""
+    package = Path(__file__).resolve().parent.parent
+    installed = package / "builtin_patterns"
+    return installed if installed.is_dir() else package.parent / "patterns"

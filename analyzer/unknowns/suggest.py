@@ -18,7 +18,8 @@ from typing import Any
 import yaml
 
 from ..read.lines import clean, quoted, strip_prefix
-from ..rules.signatures import _FAMILY, KEY_ORDER, check_regex, compile_exact
+from ..rules.lint import check_regex, compile_exact
+from ..rules.signatures import _FAMILY, KEY_ORDER
 from ..types import BLAMES
 from .templates import OVERFLOW_PATTERN, PLACEHOLDER_RE, WILDCARD, Template
 

@@ -1,0 +1,144 @@
+"""The shape of the code base, checked so it stays true: stage packages one level deep,
+and an import graph without cycles (a cycle is two stages that cannot be read, tested or
+replaced apart)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+PACKAGE = REPO / "analyzer"
+STAGES = {"read", "rules", "job", "decide", "unknowns", "ops", "batch", "sinks"}
+TOP = {"__init__", "__main__", "cli", "analysis", "types", "train"}
+
+
+def _module(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _type_checking(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and ast.unparse(node.test) in (
+        "TYPE_CHECKING",
+        "typing.TYPE_CHECKING",
+    )
+
+
+def _imports(source: str, here: str, package: str, modules: set[str]) -> set[str]:
+    """Every analyzer module that module `here` (of `package`) imports when it runs:
+    inside functions too, since a deferred import still ties the two modules; not under
+    `if TYPE_CHECKING`."""
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if _type_checking(node):
+            return
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                found.add(sub if sub in modules else target)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(ast.parse(source))
+    return {m for m in found if m in modules and m != here}
+
+
+def import_graph() -> dict[str, set[str]]:
+    files = sorted(PACKAGE.rglob("*.py"))
+    modules = {_module(p) for p in files}
+    graph = {}
+    for p in files:
+        here = _module(p)
+        package = here if p.name == "__init__.py" else here.rpartition(".")[0]
+        graph[here] = _imports(p.read_text(encoding="utf-8"), here, package, modules)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, children = work[-1]
+            w = next(children, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph[w]))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    found.append(sorted(comp))
+    return found
+
+
+def test_no_import_cycles() -> None:
+    assert cycles(import_graph()) == []
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert cycles(graph) == [["a", "b", "c"]]
+
+
+def test_a_deferred_import_is_an_edge_and_type_checking_is_not() -> None:
+    code = (
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from ..job import model\n"
+        "def f():\n    from ..rules import lint\n    from . import scan\n"
+    )
+    modules = {"analyzer.read.x", "analyzer.read.scan", "analyzer.job.model", "analyzer.rules.lint"}
+    got = _imports(code, "analyzer.read.x", "analyzer.read", modules)
+    assert got == {"analyzer.rules.lint", "analyzer.read.scan"}
+
+
+def test_stage_packages_one_level_deep() -> None:
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE).parts
+        if len(parts) == 1:
+            assert path.stem in TOP, f"{path.name}: a module belongs in a stage package"
+        else:
+            assert len(parts) == 2, f"{path}: packages are one level deep"
+            assert parts[0] in STAGES, f"{parts[0]}: not a stage (README, architecture)"
+
+
+@pytest.mark.parametrize("stage", sorted(STAGES))
+def test_every_stage_says_what_it_holds(stage: str) -> None:
+    init = PACKAGE / stage / "__init__.py"
+    assert ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
