@@ -12,7 +12,7 @@ from conftest import REPO
 
 PACKAGE = REPO / "analyzer"
 STAGES = {"read", "rules", "job", "decide", "unknowns", "ops", "batch", "sinks"}
-TOP = {"__init__", "__main__", "cli", "analysis", "types", "train"}
+TOP = {"__init__", "__main__", "cli", "analysis", "types"}
 
 
 def _module(path: Path) -> str:

@@ -31,7 +31,7 @@ def _small_corpus() -> tuple[list[str], list[str]]:
 
 def test_plain_python_inference_equals_scikit_learn() -> None:
     pytest.importorskip("sklearn")
-    from analyzer.train import _pipeline, _softmax, export
+    from tools.train_classifier import _pipeline, _softmax, export
 
     texts, labels = _small_corpus()
     pipe = _pipeline().fit(texts[1::2], labels[1::2])
@@ -46,7 +46,7 @@ def test_plain_python_inference_equals_scikit_learn() -> None:
 
 def test_export_is_deterministic() -> None:
     pytest.importorskip("sklearn")
-    from analyzer.train import _pipeline, export
+    from tools.train_classifier import _pipeline, export
 
     texts, labels = _small_corpus()
     a = export(_pipeline().fit(texts, labels), 0.5, {})
@@ -57,7 +57,7 @@ def test_export_is_deterministic() -> None:
 def test_the_shipped_model_is_small_safe_and_loads_without_sklearn_or_numpy() -> None:
     assert classifier.MODEL_PATH.stat().st_size < 10 << 20
     code = (
-        "import sys; from analyzer import classifier; m = classifier.load(); "
+        "import sys; from analyzer.unknowns import classifier; m = classifier.load(); "
         f"p = m.predict([{OOM!r}]); "
         "print(p.category, 'sklearn' in sys.modules, 'numpy' in sys.modules, 'pickle' in sys.modules)"
     )

@@ -1,6 +1,6 @@
 """The shipped failure classifier: masked failure region -> category probabilities.
 
-Trained with scikit-learn (`python -m analyzer.train`), shipped as plain JSON
+Trained with scikit-learn (`tools/train_classifier.py`), shipped as plain JSON
 (vocabularies, idf weights, coefficients, a temperature): loading it runs no pickle and
 no code, and predicting needs neither scikit-learn nor numpy, so a restart controller
 pays milliseconds, not the second it takes to import them. The feature code below

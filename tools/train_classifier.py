@@ -1,9 +1,10 @@
 """Train the failure classifier from corpora/ and ship it as plain JSON.
 
-    python -m analyzer.train                 # evaluate by held-out family, then train and write
-    python -m analyzer.train --evaluate-only # the evaluation alone
+    python3 tools/train_classifier.py                 # evaluate by held-out family, then train
+    python3 tools/train_classifier.py --evaluate-only # the evaluation alone
 
-Needs scikit-learn (`pip install -e '.[train]'`); the shipped model does not. Documents
+Needs scikit-learn (`pip install -e '.[train]'`); the shipped model does not. A tool of the
+repository, not of the wheel: a controller never trains. Documents
 are failure regions (analyzer.unknowns.region) of the labelled excerpts in corpora/failures
 (family from their SOURCES.yaml) and of the healthy runs in corpora/clean (label `none`),
 plus one document per cause signature made of its positive examples: the catalogue is
@@ -30,12 +31,12 @@ from typing import Any
 
 import yaml
 
-from .analysis import Analyzer, Settings
-from .decide.verdict import model_region
-from .rules.signatures import PatternSet, load_patterns
-from .unknowns.classifier import FORMAT, MODEL_PATH, TOKEN, region_text
+from analyzer.analysis import Analyzer, Settings
+from analyzer.decide.verdict import model_region
+from analyzer.rules.signatures import PatternSet, load_patterns
+from analyzer.unknowns.classifier import FORMAT, MODEL_PATH, TOKEN, region_text
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent  # the repository
 CORPORA = ROOT / "corpora"
 CATALOGUE = "catalogue"  # signature examples: always trained on, never held out
 _WORD = {"ngram": (1, 2), "max_features": 20000}
@@ -239,7 +240,7 @@ def _floats(values: Any) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
-        prog="python -m analyzer.train", description=__doc__.split("\n")[0]
+        prog="tools/train_classifier.py", description=__doc__.split("\n")[0]
     )
     ap.add_argument("--out", type=Path, default=MODEL_PATH)
     ap.add_argument("--evaluate-only", action="store_true")
