@@ -503,6 +503,9 @@ class Verdict:
     act_on: ActOn = ActOn()
     checkpoint: Checkpoint | None = None
     spread: Spread | None = None
+    # the id of the culprit table's row that chose the root (analyzer.decide.culprit
+    # RULES); None when no row did (the classifier, the caller, nothing found)
+    culprit_rule: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -513,6 +516,7 @@ class Verdict:
             "confidence": round(self.confidence, 3),
             "summary": self.summary,
             "decided_by": self.decided_by,
+            "culprit_rule": self.culprit_rule,
             "root_cause": self.root_cause.to_dict() if self.root_cause else None,
             "findings": [f.to_dict() for f in self.findings],
             "stats": self.stats.to_dict(),

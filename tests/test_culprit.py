@@ -1,4 +1,5 @@
-"""The culprit rules (analyzer.decide.culprit), one minimal bundle per rule, in their order.
+"""The culprit table (analyzer.decide.culprit.RULES): at least one minimal bundle per row, each
+test named after the row's id (`test_<id>_...`; `stuck`'s are in tests/test_stacks.py too).
 
 Each bundle holds real-format lines (torch 2.x, torchrun, gloo, NCCL, the NVIDIA driver)
 and is built so that the rule under test decides; the assertion names the rule's pick.
@@ -47,7 +48,7 @@ def _bare_step(step: int) -> str:
 
 
 @pytest.mark.parametrize("step", [lambda s: _step(0, s), _bare_step], ids=["ranked", "bare"])
-def test_1_a_cause_its_rank_trained_past_does_not_decide(
+def test_deciding_a_cause_its_rank_trained_past_does_not_decide(
     tmp_path: Path, step: Callable[[int], str]
 ) -> None:
     """A caught OOM (torch's [rank0]: prefix) in rank 0's file, then three more steps,
@@ -61,7 +62,7 @@ def test_1_a_cause_its_rank_trained_past_does_not_decide(
     )
 
 
-def test_2_a_stalled_rank_is_the_culprit_when_no_cause_decides(tmp_path: Path) -> None:
+def test_stall_a_stalled_rank_is_the_culprit_when_no_cause_decides(tmp_path: Path) -> None:
     fast = [
         f"2026-11-29 10:00:{s:02d},000 - train - INFO - [rank 0] step {s}/300 loss 1"
         for s in range(1, 40)
@@ -78,7 +79,9 @@ def test_2_a_stalled_rank_is_the_culprit_when_no_cause_decides(tmp_path: Path) -
 
 
 @pytest.mark.parametrize("lagging", [False, True], ids=["together", "one-rank-behind"])
-def test_2_ranks_that_all_stopped_at_one_step_name_no_rank(tmp_path: Path, lagging: bool) -> None:
+def test_stall_ranks_that_all_stopped_at_one_step_name_no_rank(
+    tmp_path: Path, lagging: bool
+) -> None:
     """Issue 17, point 3: four ranks step every 10 ms, all stop after step 140 within a few
     milliseconds, and 400 s later torchrun is told to stop (the real run of
     corpora/torchrun/runs/hang-sigterm): a hang, not a preemption, and no rank is shown
@@ -106,7 +109,7 @@ def test_2_ranks_that_all_stopped_at_one_step_name_no_rank(tmp_path: Path, laggi
         assert "all 4 ranks stopped progressing together after step 140" in v.summary
 
 
-def test_3_a_cause_outranks_an_earlier_symptom(tmp_path: Path) -> None:
+def test_best_a_cause_outranks_an_earlier_symptom(tmp_path: Path) -> None:
     lines = {
         "rank_0.log": ["2026-11-29 10:00:00,000 x", GLOO_LOST.format(r=0)],
         "rank_1.log": ["2026-11-29 10:00:05,000 x", OOM.format(r=1)],
@@ -117,7 +120,7 @@ def test_3_a_cause_outranks_an_earlier_symptom(tmp_path: Path) -> None:
     assert v.category == "device_oom" and v.root_cause is not None and v.root_cause.rank == 1
 
 
-def test_4_a_bare_line_gives_way_to_the_same_evidence_with_a_rank(tmp_path: Path) -> None:
+def test_located_a_bare_line_gives_way_to_the_same_evidence_with_a_rank(tmp_path: Path) -> None:
     bare = OOM.format(r=0).split(": ", 1)[1]
     logs = write_bundle(tmp_path, {"a.log": [bare], "b.log": [OOM.format(r=5)]})
     assert _rule(logs) == "located"
@@ -125,7 +128,7 @@ def test_4_a_bare_line_gives_way_to_the_same_evidence_with_a_rank(tmp_path: Path
     assert v.root_cause is not None and v.root_cause.rank == 5
 
 
-def test_4_a_bare_line_takes_the_rank_of_the_report_right_after_it(tmp_path: Path) -> None:
+def test_located_a_bare_line_takes_the_rank_of_the_report_right_after_it(tmp_path: Path) -> None:
     """A kernel line names no process; the next line reports the same failure of rank 5."""
     lines = [
         "[2381771.004223] NVRM: Xid (PCI:0000:9b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.",
@@ -137,7 +140,7 @@ def test_4_a_bare_line_takes_the_rank_of_the_report_right_after_it(tmp_path: Pat
     assert v.root_cause is not None and "Xid" in v.root_cause.text and v.root_cause.rank == 5
 
 
-def test_5_the_ranks_own_file_is_cited_over_the_console_copy(tmp_path: Path) -> None:
+def test_own_file_the_ranks_own_file_is_cited_over_the_console_copy(tmp_path: Path) -> None:
     """torchrun --tee 3 --log-dir: the same line in the console and in attempt_0/1/."""
     logs = write_bundle(
         tmp_path,
@@ -151,7 +154,9 @@ def test_5_the_ranks_own_file_is_cited_over_the_console_copy(tmp_path: Path) -> 
     assert v.root_cause is not None and v.root_cause.file == "none_x7k2/attempt_0/1/stderr.log"
 
 
-def test_6_timeouts_of_one_collective_blame_the_lowest_sequence_number(tmp_path: Path) -> None:
+def test_lowest_seq_timeouts_of_one_collective_blame_the_lowest_sequence_number(
+    tmp_path: Path,
+) -> None:
     lines = [WATCHDOG.format(r=0, seq=120049), WATCHDOG.format(r=3, seq=120048)]
     lines += [WATCHDOG.format(r=1, seq=120049)]
     logs = write_bundle(tmp_path, {"console.log": lines})
@@ -160,7 +165,9 @@ def test_6_timeouts_of_one_collective_blame_the_lowest_sequence_number(tmp_path:
     assert v.root_cause is not None and v.root_cause.rank == 3
 
 
-def test_7_a_worker_that_exits_without_a_word_is_the_culprit_not_its_peers(tmp_path: Path) -> None:
+def test_silent_exit_a_worker_that_exits_without_a_word_is_the_culprit_not_its_peers(
+    tmp_path: Path,
+) -> None:
     """os._exit(1) on rank 1: the others lose their gloo peer; torchrun names the exit."""
     launcher = [
         "[default0]:" + GLOO_LOST.format(r=0),
@@ -173,7 +180,9 @@ def test_7_a_worker_that_exits_without_a_word_is_the_culprit_not_its_peers(tmp_p
     assert v.root_cause is not None and v.root_cause.rank == 1
 
 
-def test_7_a_network_fault_every_rank_reports_is_not_a_silent_exit(tmp_path: Path) -> None:
+def test_silent_exit_a_network_fault_every_rank_reports_is_not_a_silent_exit(
+    tmp_path: Path,
+) -> None:
     """Every exited worker said it lost its peer: the verdict stays the network fault."""
     launcher = [
         "[default0]:" + GLOO_LOST.format(r=0),
@@ -184,7 +193,9 @@ def test_7_a_network_fault_every_rank_reports_is_not_a_silent_exit(tmp_path: Pat
     assert v.category == "network_fault"
 
 
-def test_8_a_kernel_line_on_an_uptime_clock_strikes_the_rank_that_echoes_it(tmp_path: Path) -> None:
+def test_node_rank_a_kernel_line_on_an_uptime_clock_strikes_the_rank_that_echoes_it(
+    tmp_path: Path,
+) -> None:
     lines = [
         "[2381771.004223] NVRM: Xid (PCI:0000:9b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.",
         "[2381771.004229] NVRM: GPU 0000:9b:00.0: GPU has fallen off the bus.",
@@ -200,7 +211,7 @@ def test_8_a_kernel_line_on_an_uptime_clock_strikes_the_rank_that_echoes_it(tmp_
     assert "Xid" in v.root_cause.text and v.root_cause.rank == 5
 
 
-def test_4_a_job_level_cause_takes_the_one_rank_that_reports_the_same_failure(
+def test_located_a_job_level_cause_takes_the_one_rank_that_reports_the_same_failure(
     tmp_path: Path,
 ) -> None:
     """slurmstepd's OOM event names no rank; torchelastic's table says rank 1 got SIGKILL."""
@@ -224,7 +235,7 @@ def test_4_a_job_level_cause_takes_the_one_rank_that_reports_the_same_failure(
     assert v.root_cause.rank == 1
 
 
-def test_9_a_line_that_names_the_rank_at_fault_blames_that_rank(tmp_path: Path) -> None:
+def test_named_a_line_that_names_the_rank_at_fault_blames_that_rank(tmp_path: Path) -> None:
     """Rank 0 prints monitored_barrier's verdict on rank 5; rank 5's own file is quiet."""
     rank0 = [
         "[rank0]: Traceback (most recent call last):",
@@ -269,7 +280,7 @@ def _tokenising(elapsed: str, timeout_ms: int) -> dict[str, list[str]]:
     ],
     ids=["outlasts-30min", "outlasts-1h", "short", "within-printed-timeout", "default-10min"],
 )
-def test_10_a_rank_busy_with_its_own_work_for_the_timeout_is_not_a_hang(
+def test_busy_a_rank_busy_with_its_own_work_for_the_timeout_is_not_a_hang(
     tmp_path: Path, elapsed: str, timeout_ms: int, busy: bool
 ) -> None:
     """The others time out waiting for rank 0, whose own work ran as long as their
@@ -291,7 +302,7 @@ def test_10_a_rank_busy_with_its_own_work_for_the_timeout_is_not_a_hang(
         assert _rule(logs) != "busy" and v.recovery == "auto_restart"
 
 
-def test_10_a_save_that_outlasts_the_timeout_is_busy_not_hung(tmp_path: Path) -> None:
+def test_busy_a_save_that_outlasts_the_timeout_is_busy_not_hung(tmp_path: Path) -> None:
     """Rank 0 begins saving (a bare line after its `[rank 0]` steps) and prints nothing
     more; rank 7 times out 20 minutes later with Timeout(ms)=1200000 (ai2cm/ace#851).
     Without the save line rank 0 is the rank that stopped first: a hang."""
@@ -319,7 +330,7 @@ def test_10_a_save_that_outlasts_the_timeout_is_busy_not_hung(tmp_path: Path) ->
 
 
 @pytest.mark.parametrize("own_at", ["10:00:07", "09:59:58"], ids=["later-clock", "earlier-clock"])
-def test_12_a_lost_peer_gives_way_to_the_peer_hosts_own_line(tmp_path: Path, own_at: str) -> None:
+def test_peer_a_lost_peer_gives_way_to_the_peer_hosts_own_line(tmp_path: Path, own_at: str) -> None:
     """node1 reports a completion error from peer 10.0.0.12 (node2's bootstrap address);
     node2's own port error is the root, whichever clock runs ahead, and node2 alone is
     the host to act on."""
@@ -361,7 +372,7 @@ def test_12_a_lost_peer_gives_way_to_the_peer_hosts_own_line(tmp_path: Path, own
     ],
     ids=["link-down", "xid"],
 )
-def test_13_the_nodes_kernel_line_is_the_root_of_the_ranks_echo(
+def test_node_line_the_nodes_kernel_line_is_the_root_of_the_ranks_echo(
     tmp_path: Path, kernel: str, echo: str, category: str, rule: str
 ) -> None:
     """The kernel line has only an uptime stamp (it sorts after every timed line) and its
@@ -391,7 +402,7 @@ def _steps_then_kill(kill_at: str) -> list[str]:
     "kill_at, category",
     [("2024-04-21T12:03:14", "hang"), ("2024-04-21T02:20:21", "preempted")],
 )
-def test_2_a_stall_that_precedes_an_external_kill_is_the_cause(
+def test_stall_a_stall_that_precedes_an_external_kill_is_the_cause(
     tmp_path: Path, kill_at: str, category: str
 ) -> None:
     """Ten hours without a step, then the time limit: the job hung. A kill two seconds
@@ -406,7 +417,7 @@ def test_2_a_stall_that_precedes_an_external_kill_is_the_cause(
     [("03:39:09", "collective_timeout"), ("05:39:09", "hang")],
     ids=["one-timeout-later", "far-beyond-the-timeout"],
 )
-def test_2_a_rank_that_reports_the_timeout_waited_in_it_and_is_not_hung(
+def test_stall_a_rank_that_reports_the_timeout_waited_in_it_and_is_not_hung(
     tmp_path: Path, reported_at: str, category: str
 ) -> None:
     """One rank's log: steps every second, then half an hour later its own watchdog
@@ -424,7 +435,9 @@ def test_2_a_rank_that_reports_the_timeout_waited_in_it_and_is_not_hung(
     assert v.root_cause is not None and v.root_cause.rank == 3
 
 
-def test_7_a_worker_that_dies_by_a_signal_is_the_culprit_not_the_teardown(tmp_path: Path) -> None:
+def test_silent_exit_a_worker_that_dies_by_a_signal_is_the_culprit_not_the_teardown(
+    tmp_path: Path,
+) -> None:
     """torchrun tears down the other worker (SIGTERM) because local rank 0 died of SIGSEGV."""
     launcher = [
         "W1223 05:17:58.996000 3304089 site-packages/torch/distributed/elastic/multiprocessing/api.py:908] Sending process 3304210 closing signal SIGTERM",
@@ -436,7 +449,7 @@ def test_7_a_worker_that_dies_by_a_signal_is_the_culprit_not_the_teardown(tmp_pa
     assert v.category == "unknown" and v.root_cause is not None and v.root_cause.rank == 0
 
 
-def test_2_the_rank_that_stopped_in_a_merged_console_is_found_by_its_claimed_rank(
+def test_stall_the_rank_that_stopped_in_a_merged_console_is_found_by_its_claimed_rank(
     tmp_path: Path,
 ) -> None:
     """One console, four ranks saying `[rank N] step S done | loss`: rank 2 stops at step
@@ -464,7 +477,7 @@ NOTIFY_WAIT = (
 )
 
 
-def test_14_the_wait_graph_ends_at_the_rank_that_never_arrived(tmp_path: Path) -> None:
+def test_waits_for_the_wait_graph_ends_at_the_rank_that_never_arrived(tmp_path: Path) -> None:
     """A ring: rank 2 waits for 1, 1 for 0, 0 for 3; rank 3's logs were never collected.
     Every line is a timeout, and rank 3 is the one nobody saw waiting."""
     files = {
@@ -481,7 +494,7 @@ def test_14_the_wait_graph_ends_at_the_rank_that_never_arrived(tmp_path: Path) -
     assert (v.spread.first.rank, v.spread.last.rank, v.spread.ranks) == (0, 2, 3)
 
 
-def test_14_two_ranks_that_wait_for_each_other_name_the_earlier(tmp_path: Path) -> None:
+def test_waits_for_two_ranks_that_wait_for_each_other_name_the_earlier(tmp_path: Path) -> None:
     """Ranks 1 and 2 each wait for the other (a broken link, or different collectives),
     rank 0 waits for 1: the pair is at the end, and rank 1 reported first."""
     files = {
@@ -492,7 +505,7 @@ def test_14_two_ranks_that_wait_for_each_other_name_the_earlier(tmp_path: Path) 
     assert v.root_cause.file == "rank_1.log"
 
 
-def test_14_a_cause_decides_over_the_wait_graph(tmp_path: Path) -> None:
+def test_waits_for_a_cause_decides_over_the_wait_graph(tmp_path: Path) -> None:
     """Rank 3 ran out of NPU memory; the others' notify waits are its echo."""
     files = {f"rank_{r}.log": [NOTIFY_WAIT.format(r=r, to=3)] for r in (0, 1, 2)}
     files["rank_3.log"] = [
@@ -520,7 +533,7 @@ def _dumps(enqueued: dict[int, int], pg: int = 0) -> list[str]:
     return lines + [DUMP_SIGNAL.format(r=r, enq=e, pg=pg) for r, e in enqueued.items()]
 
 
-def test_15_a_rank_behind_the_others_last_enqueued_collective_is_a_hang(tmp_path: Path) -> None:
+def test_lags_a_rank_behind_the_others_last_enqueued_collective_is_a_hang(tmp_path: Path) -> None:
     """31 ranks enqueued work 55121 and wait in it; rank 21 never enqueued it (it stopped
     in its data iterator): a rank that stopped while the others waited, a hang."""
     logs = write_bundle(
@@ -541,7 +554,7 @@ def test_15_a_rank_behind_the_others_last_enqueued_collective_is_a_hang(tmp_path
         {4: 55121, 21: 55120},  # two ranks say too little
     ],
 )
-def test_15_ranks_that_agree_or_split_evenly_show_no_laggard(
+def test_lags_ranks_that_agree_or_split_evenly_show_no_laggard(
     tmp_path: Path, enqueued: dict[int, int]
 ) -> None:
     logs = write_bundle(tmp_path, {"console.log": _dumps(enqueued)})
@@ -549,7 +562,7 @@ def test_15_ranks_that_agree_or_split_evenly_show_no_laggard(
     assert analyze(logs, model=False).category == "collective_timeout"
 
 
-def test_15_sequence_numbers_of_two_process_groups_are_not_compared(tmp_path: Path) -> None:
+def test_lags_sequence_numbers_of_two_process_groups_are_not_compared(tmp_path: Path) -> None:
     """Each process group counts its own collectives: rank 21's low number is of PG 1."""
     lines = [
         *_dumps({4: 55121, 13: 55121, 30: 55121}),
@@ -560,7 +573,50 @@ def test_15_sequence_numbers_of_two_process_groups_are_not_compared(tmp_path: Pa
     assert _rule(logs) != "lags"
 
 
-def test_15_a_cause_decides_over_a_lag(tmp_path: Path) -> None:
+def test_lags_a_cause_decides_over_a_lag(tmp_path: Path) -> None:
     lines = [OOM.format(r=21), *_dumps({4: 55121, 13: 55121, 21: 55120, 30: 55121})]
     v = analyze(write_bundle(tmp_path, {"console.log": lines}), model=False)
     assert v.category == "device_oom" and v.root_cause is not None and v.root_cause.rank == 21
+
+
+def test_every_row_of_the_table_has_a_bundle_test_named_after_it() -> None:
+    from analyzer.decide.culprit import RULES
+
+    here = Path(__file__).parent
+    names = [
+        line.split("def ", 1)[1]
+        for f in ("test_culprit.py", "test_stacks.py")
+        for line in (here / f).read_text(encoding="utf-8").splitlines()
+        if line.startswith("def test_")
+    ]
+    ids = [r.id for r in RULES]
+    assert len(set(ids)) == len(ids)
+    untested = [
+        i for i in ids if not any(n.startswith(f"test_{i.replace('-', '_')}_") for n in names)
+    ]
+    assert untested == []
+
+
+def test_readme_lists_the_table_in_its_order() -> None:
+    from conftest import REPO
+
+    from analyzer.decide.culprit import RULES
+
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split("<!-- culprit-rules:begin -->", 1)[1].split("<!-- culprit-rules:end -->")[
+        0
+    ]
+    want = " ".join(f"{i}. `{r.id}` ({r.kind}): {r.doc}" for i, r in enumerate(RULES, 1))
+    assert " ".join(section.split()) == want
+
+
+def test_the_json_names_the_row_that_chose_the_root(tmp_path: Path) -> None:
+    fast = [_step(0, s) for s in range(1, 40)]
+    stuck = [_step(1, s) for s in range(1, 10)]
+    later = ["2026-11-29 10:59:00,000 - monitor - INFO - heartbeat"]
+    logs = write_bundle(tmp_path / "stall", {"rank_0.log": fast + later, "rank_1.log": stuck})
+    assert analyze(logs, model=False).to_dict()["culprit_rule"] == "stall"
+    oom = write_bundle(tmp_path / "oom", {"rank_0.log": [_step(0, 1), OOM.format(r=0)]})
+    assert analyze(oom, model=False).to_dict()["culprit_rule"] == "best"
+    quiet = write_bundle(tmp_path / "none", {"rank_0.log": [_step(0, 1), _step(0, 2)]})
+    assert analyze(quiet, model=False).to_dict()["culprit_rule"] is None

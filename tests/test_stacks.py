@@ -109,7 +109,7 @@ def _watchdog(rank: int) -> str:
     )
 
 
-def test_the_rank_dumped_outside_any_collective_is_the_hung_one(tmp_path: Path) -> None:
+def test_stuck_the_rank_dumped_outside_any_collective_is_the_hung_one(tmp_path: Path) -> None:
     """Rank 0 waits in broadcast and its watchdog fires; rank 1's py-spy dump shows it in
     the DataLoader: rank 1 is the one rank 0 waits for (rule 11), cited at its frame."""
     files = {

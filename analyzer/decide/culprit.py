@@ -1,79 +1,21 @@
 """Culprit rules: which line of the job is the root cause, and which rank failed first.
 
-Every line reaching here is resolved (analyzer.job.model): its rank and host are global. The
-rules apply in this order (README, "How the root cause is chosen"); each has a
-minimal-bundle test in tests/test_culprit.py.
-
-1. `deciding`: only lines allowed to decide: never `info`; a `min_count` signature only
-   when it matched that often; not a cause its own stream trained past (two steps);
-   after a completion marker only causes.
-2. `stall`: no cause decides and a rank stopped progressing far beyond its step time
-   (or, when the others report a collective timeout, the one rank that does not): the
-   stalled rank is the culprit (a hang). Also when the only cause is an external kill
-   (`preempted`: a time limit, a deadline) that came after the stall had begun. When
-   every rank stopped at the same step within a few step times, the hang names no rank:
-   they all block in one collective and the progress lines cannot tell which one the
-   others wait for.
-3. `best`: the best deciding line: cause > symptom > confirmation, then fatal > error >
-   warning, then the earliest on clock-corrected time, then file order.
-4. `located`: a line with no rank gives way to the same signature's line with one
-   (torchelastic prints a failure once bare and once in its table), else takes the rank
-   (and host) of the line right after it that reports the same failure of a named rank
-   (an Xid, then the CUDA error of rank 5), unless the line is a job-level event (a
-   scheduler's cancel names no culprit), else of the one rank anywhere in the job that
-   reports the same kind of failure (a scheduler's OOM event, and one rank's SIGKILL).
-5. `own-file`: the same line in a console copy and in the rank's own file (torchrun
-   --tee and --log-dir): the rank's own file is cited.
-6. `lowest-seq`: symptoms of one collective (timeouts): the rank with the lowest
-   sequence number, the one that fell behind.
-7. `silent-exit`: only peers' lost-connection or the launcher's teardown symptoms
-   decide, and a worker exited on its own (an exit code or signal that is not a
-   teardown signal) without a cause or symptom of its own: that worker is the culprit,
-   and what it died of is unknown.
-8. `node-rank`: a node-level line (`blame: node`: kernel, driver) with no process of its
-   own (the job model found none by its pid): the first rank on its host in trouble
-   within two minutes, or on an uptime clock the first rank after it in its file with
-   the same kind of failure.
-9. `named`: a line that names the rank at fault (its `culprit_rank` capture: rank 0's
-   `Rank 5 failed to pass monitoredBarrier`) blames that rank and its host.
-10. `busy`: only symptoms decide (collective timeouts, a teardown or kill with no reason)
-   and a rank's own work (an eval, a save, a tokenising bar) had run for most of the
-   collective timeout (the one the logs print, else torch's 10-minute default): the
-   rank was busy, not hung, and a restart times out the same way (checked after
-   `stall`: a rank whose work stopped long before the end is stalled).
-11. `stuck`: only symptoms decide and a stack dump of a live process (analyzer.job.stacks)
-   shows a main thread outside any collective (data loading, I/O, a save): that rank
-   is the one the others wait for, a hang cited at its innermost application frame.
-   A dump decides over a progress stall: it shows where the rank is, not only when it
-   stopped. When a hang's cause names the rank (Flight Recorder dumps matched across
-   ranks, monitored_barrier), that rank's stack dump outside any collective is cited.
-12. `peer` (checked right after `own-file`): a line that names the peer it lost
-   (`Got completion from peer 10.0.0.12 with error 12`, gloo's `Connection closed by peer
-   [node2]`) gives way to the best deciding line of that peer's own host (through the
-   job model's address book): what the others see of a node's failure is an echo of the
-   node's own line, whatever the clocks say.
-13. `node-line` (checked right after `best`): a cause the node's kernel or driver
-   prints (a kernel Xid or `NVRM:` line, a NIC `Link down`) outranks a process's cause of
-   the same kind on that host (or on a host the logs do not name): the CUDA or NCCL
-   error text a rank prints for the node's event is its echo, also when the kernel line
-   carries only an uptime stamp and so sorts after every timed line.
-14. `waits-for` (checked right after `peer`): only symptoms decide, and the ranks that
-   report a collective timeout or a lost link name the rank each waited for (HCCL's
-   `remote rank [3]`, `remoteRank[3]`): the wait graph is followed to its end, the rank
-   that never reported waiting itself (it never arrived); two ranks that wait for each
-   other are a link's two ends, the earlier reporter named. The culprit's own line is
-   cited when it has one, else the first line that names it.
-15. `lags` (checked right after `stuck`): only symptoms decide, and the ranks of one
-   process group state their last enqueued collective (ProcessGroupNCCL's dump-signal
-   lines, `Last enqueued NCCL work: N`): a minority that enqueued less than the others
-   stopped issuing collectives while the others waited in the next one, a hang of the
-   rank furthest behind (taxonomy: a rank that stopped while the others waited).
+Every line reaching here is resolved (analyzer.job.model): its rank and host are global.
+The rules are one ordered table, `RULES`, that `choose` walks: `filter` rows narrow the
+lines that may decide, `decides` rows end the walk with a culprit, `refines` rows move
+the root to a better line and go on. Each row's function docstring says what it does;
+README's list ("How the root cause is chosen") is that table, checked by a test, and
+every row has a minimal-bundle test named after its id in tests/test_culprit.py (or
+tests/test_stacks.py). The id of the row that chose the root is the verdict's
+`culprit_rule`.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Literal
 
 from ..job import stacks
 from ..job.correlate import ROLE_RANK, Evidence, time_key
@@ -87,7 +29,7 @@ _TEARDOWN_EXITS = frozenset({-15, -2, -1, 143, 130, 129})
 @dataclass(frozen=True)
 class Lag:
     """A rank behind the others of its process group: its last enqueued collective, and
-    the ranks that enqueued the next and wait in it (rule 15)."""
+    the ranks that enqueued the next and wait in it (rule `lags`)."""
 
     rank: int
     enqueued: int
@@ -111,7 +53,7 @@ class Culprit:
 
 
 def deciding(ev: Evidence) -> list[Hit]:
-    """Rule 1: the candidates allowed to decide the verdict.
+    """Rule `deciding`: the candidates allowed to decide the verdict.
 
     `info` lines are context. A signature with `min_count` decides only when it matched
     that often (one NaN gradient norm is a skipped fp16 step, a run of them divergence).
@@ -132,60 +74,236 @@ def deciding(ev: Evidence) -> list[Hit]:
     return out
 
 
-def choose(ev: Evidence) -> Culprit | None:
-    """The root cause by the rules above; None when nothing decides."""
-    hits = deciding(ev)
-    stall = _together(_stall(ev, hits), ev)
-    if stall is not None:
-        outside = _outside(hits)  # a dump says where the stalled job's stuck rank is
-        return Culprit(outside[0], None, "stuck") if outside else Culprit(None, stall, "stall")
-    if not hits:
+@dataclass
+class Walk:
+    """The walk of the culprit table over one job: the deciding lines, and the root line
+    the `refines` rules have moved so far (with the id of the last rule that moved it)."""
+
+    ev: Evidence
+    hits: list[Hit]
+    root: Hit | None = None
+    rule: str = ""
+
+
+RuleKind = Literal["filter", "decides", "refines"]
+
+
+@dataclass(frozen=True)
+class CulpritRule:
+    """One row of the culprit table. `filter` narrows the lines that may decide;
+    `decides` ends the walk with a Culprit when it applies; `refines` moves the root to
+    a better line and the walk goes on. `needs_lines`: the rule applies only when some
+    line decides (a stall needs none)."""
+
+    id: str
+    kind: RuleKind
+    run: Callable[[Walk], Culprit | None]
+    needs_lines: bool = True
+
+    @property
+    def doc(self) -> str:
+        """The rule's description: its function's docstring, one paragraph."""
+        return " ".join((self.run.__doc__ or "").split())
+
+
+def _rule_deciding(walk: Walk) -> Culprit | None:
+    """Only lines allowed to decide: never `info`; a `min_count` signature only when it
+    matched that often; not a cause its own stream trained past (two steps); after a
+    completion marker only causes."""
+    walk.hits = deciding(walk.ev)
+    return None
+
+
+def _rule_stall(walk: Walk) -> Culprit | None:
+    """No cause decides and a rank stopped progressing far beyond its step time (or,
+    when the others report a collective timeout, the one rank that does not): the
+    stalled rank is the culprit, a hang; also when the only cause is an external kill
+    (a time limit, a deadline) that came after the stall had begun. When every rank
+    stopped at the same step within a few step times the hang names no rank. A stack
+    dump of a main thread outside any collective names the stalled job's stuck rank
+    (reported as `stuck`)."""
+    stall = _together(_stall(walk.ev, walk.hits), walk.ev)
+    if stall is None:
         return None
-    busy = _busy(ev, hits)
-    if busy is not None:
-        return Culprit(None, None, "busy", busy=busy)
-    stuck = _stuck(hits)
-    if stuck is not None:
-        return Culprit(stuck, None, "stuck")
-    behind = _lagging(hits)
-    if behind is not None:
-        return Culprit(behind[0], None, "lags", lag=behind[1])
-    root, rule = hits[0], "best"
-    node = _node_line(root, hits)
+    outside = _outside(walk.hits)
+    return Culprit(outside[0], None, "stuck") if outside else Culprit(None, stall, "stall")
+
+
+def _rule_busy(walk: Walk) -> Culprit | None:
+    """Only symptoms decide (collective timeouts, a teardown or kill with no reason) and
+    a rank's own work (an eval, a save, a tokenising bar) had run for most of the
+    collective timeout (the one the logs print, else torch's 10-minute default): the
+    rank was busy, not hung, and a restart times out the same way."""
+    busy = _busy(walk.ev, walk.hits)
+    return Culprit(None, None, "busy", busy=busy) if busy is not None else None
+
+
+def _rule_stuck(walk: Walk) -> Culprit | None:
+    """Only symptoms decide and a stack dump of a live process shows a main thread
+    outside any collective (data loading, I/O, a save): that rank is the one the others
+    wait for, a hang cited at its innermost application frame. When a hang's cause
+    names the rank (Flight Recorder dumps matched across ranks, monitored_barrier), that
+    rank's stack dump outside any collective is cited."""
+    stuck = _stuck(walk.hits)
+    return Culprit(stuck, None, "stuck") if stuck is not None else None
+
+
+def _rule_lags(walk: Walk) -> Culprit | None:
+    """Only symptoms decide, and at least three ranks of one process group state their
+    last enqueued collective (ProcessGroupNCCL's dump-signal and timeout lines): a
+    minority that enqueued less than the others stopped issuing collectives while the
+    others waited in the next one, a hang of the rank furthest behind."""
+    behind = _lagging(walk.hits)
+    return Culprit(behind[0], None, "lags", lag=behind[1]) if behind is not None else None
+
+
+def _rule_best(walk: Walk) -> Culprit | None:
+    """The best deciding line: cause > symptom > confirmation, then fatal > error >
+    warning, then the earliest on clock-corrected time, then file order."""
+    walk.root, walk.rule = walk.hits[0], "best"
+    return None
+
+
+def _rule_node_line(walk: Walk) -> Culprit | None:
+    """A cause the node's kernel or driver prints (a kernel Xid or `NVRM:` line, a NIC
+    `Link down`) outranks a process's cause of the same kind on that host (or on a host
+    the logs do not name): the CUDA or NCCL error a rank prints for the node's event is
+    its echo, also when the kernel line carries only an uptime stamp."""
+    assert walk.root is not None
+    node = _node_line(walk.root, walk.hits)
     if node is not None:
-        root, rule = node, "node-line"
-    if root.rank is None:
-        located = [h for h in hits if h.signature is root.signature and h.rank is not None]
-        if located:
-            root, rule = located[0], "located"
-        else:
-            echo = _next_report(root, hits) or _sole_report(root, hits)
-            if echo is not None:
-                root, rule = _with_rank(root, echo.rank, root.host or echo.host), "located"
-    own = _own_file(root, hits)
-    if own is not root:
-        root, rule = own, "own-file"
-    source = _peer_line(root, hits, ev)
+        walk.root, walk.rule = node, "node-line"
+    return None
+
+
+def _rule_located(walk: Walk) -> Culprit | None:
+    """A line with no rank gives way to the same signature's line with one (torchelastic
+    prints a failure once bare and once in its table), else takes the rank (and host) of
+    the line right after it that reports the same failure of a named rank, unless it is
+    a job-level event, else of the one rank anywhere in the job that reports the same
+    kind of failure (a scheduler's OOM event and one rank's SIGKILL)."""
+    root, hits = walk.root, walk.hits
+    assert root is not None
+    if root.rank is not None:
+        return None
+    located = [h for h in hits if h.signature is root.signature and h.rank is not None]
+    if located:
+        walk.root, walk.rule = located[0], "located"
+        return None
+    echo = _next_report(root, hits) or _sole_report(root, hits)
+    if echo is not None:
+        walk.root = _with_rank(root, echo.rank, root.host or echo.host)
+        walk.rule = "located"
+    return None
+
+
+def _rule_own_file(walk: Walk) -> Culprit | None:
+    """The same line in a console copy and in the rank's own file (torchrun --tee and
+    --log-dir): the rank's own file is cited."""
+    assert walk.root is not None
+    own = _own_file(walk.root, walk.hits)
+    if own is not walk.root:
+        walk.root, walk.rule = own, "own-file"
+    return None
+
+
+def _rule_peer(walk: Walk) -> Culprit | None:
+    """A line that names the peer it lost (`Got completion from peer 10.0.0.12 with error
+    12`, gloo's `Connection closed by peer [node2]`) gives way to the best deciding line
+    of that peer's own host (through the job model's address book): what the others see
+    of a node's failure is an echo of the node's own line, whatever the clocks say."""
+    assert walk.root is not None
+    source = _peer_line(walk.root, walk.hits, walk.ev)
     if source is not None:
-        root, rule = source, "peer"
-    waited = _waited_for(root, hits, ev)
-    if waited is not None:
-        return Culprit(waited, None, "waits-for")
-    if root.signature.role == "symptom" and _seq(root) is not None:
-        return Culprit(_lowest_seq(root, hits), None, "lowest-seq")
-    exited = _silent_exit(root, hits, ev)
-    if exited is not None:
-        return Culprit(exited, None, "silent-exit", final=True)
-    if root.rank is None and root.signature.blame == "node":
-        struck = _node_rank(root, ev.candidates)
-        if struck is not None:
-            return Culprit(
-                _with_rank(root, struck.rank, root.host or struck.host), None, "node-rank"
-            )
-    named = _named(root, ev)
-    if named is not None:
-        return Culprit(named, None, "named")
-    return Culprit(root, None, rule)
+        walk.root, walk.rule = source, "peer"
+    return None
+
+
+def _rule_waits_for(walk: Walk) -> Culprit | None:
+    """Only symptoms decide, and the ranks that report a collective timeout or a lost
+    link name the rank each waited for (HCCL's `remote rank [3]`): the wait graph is
+    followed to its end, the rank that never reported waiting itself; two ranks that
+    wait for each other are a link's two ends, the earlier reporter named."""
+    assert walk.root is not None
+    waited = _waited_for(walk.root, walk.hits, walk.ev)
+    return Culprit(waited, None, "waits-for") if waited is not None else None
+
+
+def _rule_lowest_seq(walk: Walk) -> Culprit | None:
+    """Symptoms of one collective (timeouts): the rank with the lowest sequence number,
+    the one that fell behind."""
+    root = walk.root
+    assert root is not None
+    if root.signature.role != "symptom" or _seq(root) is None:
+        return None
+    return Culprit(_lowest_seq(root, walk.hits), None, "lowest-seq")
+
+
+def _rule_silent_exit(walk: Walk) -> Culprit | None:
+    """Only peers' lost-connection or the launcher's teardown symptoms decide, and a
+    worker exited on its own (an exit code or signal that is not a teardown signal)
+    without a cause or symptom of its own: that worker is the culprit, and what it died
+    of is unknown."""
+    assert walk.root is not None
+    exited = _silent_exit(walk.root, walk.hits, walk.ev)
+    return Culprit(exited, None, "silent-exit", final=True) if exited is not None else None
+
+
+def _rule_node_rank(walk: Walk) -> Culprit | None:
+    """A node-level line (`blame: node`: kernel, driver) with no process of its own: the
+    first rank on its host in trouble within two minutes, or on an uptime clock the
+    first rank after it in its file with the same kind of failure."""
+    root = walk.root
+    assert root is not None
+    if root.rank is not None or root.signature.blame != "node":
+        return None
+    struck = _node_rank(root, walk.ev.candidates)
+    if struck is None:
+        return None
+    return Culprit(_with_rank(root, struck.rank, root.host or struck.host), None, "node-rank")
+
+
+def _rule_named(walk: Walk) -> Culprit | None:
+    """A line that names the rank at fault (`culprit_rank`: rank 0's `Rank 5 failed to
+    pass monitoredBarrier`; `location`: HCCL's heartbeat `Cluster Exception
+    Location[IP/ID]`) blames that rank and its host, not the rank that printed it."""
+    assert walk.root is not None
+    named = _named(walk.root, walk.ev)
+    return Culprit(named, None, "named") if named is not None else None
+
+
+# The culprit table, walked in this order by choose(); README's list and the tests read
+# it. Ids are what the verdict's JSON reports (`culprit_rule`).
+RULES: tuple[CulpritRule, ...] = (
+    CulpritRule("deciding", "filter", _rule_deciding, needs_lines=False),
+    CulpritRule("stall", "decides", _rule_stall, needs_lines=False),
+    CulpritRule("busy", "decides", _rule_busy),
+    CulpritRule("stuck", "decides", _rule_stuck),
+    CulpritRule("lags", "decides", _rule_lags),
+    CulpritRule("best", "refines", _rule_best),
+    CulpritRule("node-line", "refines", _rule_node_line),
+    CulpritRule("located", "refines", _rule_located),
+    CulpritRule("own-file", "refines", _rule_own_file),
+    CulpritRule("peer", "refines", _rule_peer),
+    CulpritRule("waits-for", "decides", _rule_waits_for),
+    CulpritRule("lowest-seq", "decides", _rule_lowest_seq),
+    CulpritRule("silent-exit", "decides", _rule_silent_exit),
+    CulpritRule("node-rank", "decides", _rule_node_rank),
+    CulpritRule("named", "decides", _rule_named),
+)
+
+
+def choose(ev: Evidence) -> Culprit | None:
+    """The root cause by the table RULES; None when nothing decides."""
+    walk = Walk(ev, [])
+    for rule in RULES:
+        if rule.needs_lines and not walk.hits:
+            return None
+        found = rule.run(walk)
+        if found is not None:
+            return found
+    assert walk.root is not None
+    return Culprit(walk.root, None, walk.rule)
 
 
 # Families whose lines a rank prints when its device fails under it (the CUDA or NCCL
@@ -199,7 +317,7 @@ _NODE_FAMILIES = frozenset({"kernel", "xid", "npu-fault"})
 
 
 def _node_line(root: Hit, hits: list[Hit]) -> Hit | None:
-    """Rule 13: the kernel or driver cause that `root`, a process's cause, echoes; a
+    """Rule `node-line`: the kernel or driver cause that `root`, a process's cause, echoes; a
     kernel file that names no host is the echoing process's node."""
     if root.signature.role != "cause" or root.signature.family in _NODE_FAMILIES:
         return None
@@ -221,7 +339,7 @@ _PEER_KEYS = ("peer", "remote")
 
 
 def _peer_line(root: Hit, hits: list[Hit], ev: Evidence) -> Hit | None:
-    """Rule 12: the best deciding line of the host that `root` names as its lost peer,
+    """Rule `peer`: the best deciding line of the host that `root` names as its lost peer,
     unless that line too only names a peer (two ends that each lost the other)."""
     address = next((root.captures[k] for k in _PEER_KEYS if root.captures.get(k)), None)
     if address is None:
@@ -281,7 +399,7 @@ def _stalled_before_the_kill(stalls: list[Stall], root: Hit) -> Stall | None:
 
 
 def _named(root: Hit, ev: Evidence) -> Hit | None:
-    """Rule 9: a line that names the rank at fault (`culprit_rank`: monitored_barrier's
+    """Rule `named`: a line that names the rank at fault (`culprit_rank`: monitored_barrier's
     `Rank 5 failed to pass`, desync debug's `[6] ... didn't join`; `location`: HCCL's
     heartbeat `Cluster Exception Location[IP/ID]:[10.0.0.2/3]` of a lost or stuck rank)
     blames that rank, not the rank that printed it; its host is the one the job model
@@ -341,7 +459,7 @@ def waits(hits: list[Hit], ev: Evidence) -> dict[int, set[int]]:
 
 
 def _waited_for(root: Hit, hits: list[Hit], ev: Evidence) -> Hit | None:
-    """Rule 14: the rank at the end of the wait graph, as a line to cite."""
+    """Rule `waits-for`: the rank at the end of the wait graph, as a line to cite."""
     if root.signature.role != "symptom" or root.signature.category not in _WAITS:
         return None
     if any(h.signature.role == "cause" for h in hits):
@@ -369,7 +487,7 @@ def _waited_for(root: Hit, hits: list[Hit], ev: Evidence) -> Hit | None:
 
 
 def _stall(ev: Evidence, hits: list[Hit]) -> Stall | None:
-    """Rule 2: the stall that is the root cause, if the logs show one.
+    """Rule `stall`: the stall that is the root cause, if the logs show one.
 
     Per the taxonomy a progress gap far beyond the step time makes a hang, unless a cause
     explains it (a rank that crashed also stops progressing). Collective timeouts and
@@ -382,7 +500,7 @@ def _stall(ev: Evidence, hits: list[Hit]) -> Stall | None:
     if root is not None and root.signature.role == "cause":
         return _stalled_before_the_kill(ev.stalls, root)
     if any(h.signature.stack is not None for h in hits[:1] + _outside(hits)):
-        return None  # a dump shows where a rank is, not only when it stopped (rule 11)
+        return None  # a dump shows where a rank is, not only when it stopped (rule `stuck`)
     if root is not None and root.signature.category == "collective_timeout":
         waited = {
             h.rank
@@ -413,7 +531,7 @@ _TIMEOUT_UNITS = (("timeout_ms", 0.001), ("timeout_s", 1.0), ("timeout_min", 60.
 
 
 def _busy(ev: Evidence, hits: list[Hit]) -> Busy | None:
-    """Rule 10: the rank whose own work outlasted the collective timeout, if only
+    """Rule `busy`: the rank whose own work outlasted the collective timeout, if only
     symptoms decide (a cause would explain the failure by itself)."""
     root = hits[0]
     if ev.completed or root.signature.role != "symptom":
@@ -442,7 +560,7 @@ def collective_timeout(hits: list[Hit]) -> float:
 
 
 def _stuck(hits: list[Hit]) -> Hit | None:
-    """Rule 11: the first main thread dumped outside any collective, unless a cause
+    """Rule `stuck`: the first main thread dumped outside any collective, unless a cause
     explains the failure by itself. A hang's cause that names the rank the others wait
     for (a Flight Recorder match, monitored_barrier) says who, not where: that rank's
     own stack dump outside any collective is cited instead."""
@@ -510,7 +628,7 @@ def _sole_report(root: Hit, hits: list[Hit]) -> Hit | None:
     """The one rank that reports the same kind of failure anywhere in the job, when only
     one does: slurmstepd's `Detected 1 oom_kill event in StepId=...` names no rank, and
     torchelastic's `exitcode: -9` of rank 1 is the same kill. A node-level line is
-    placed by rule 8 instead."""
+    placed by rule `node-rank` instead."""
     if root.signature.blame == "node":
         return None
     same = [
@@ -520,7 +638,7 @@ def _sole_report(root: Hit, hits: list[Hit]) -> Hit | None:
 
 
 def _own_file(root: Hit, hits: list[Hit]) -> Hit:
-    """Rule 5: the same line of the same rank in the rank's own file (its path names it)
+    """Rule `own-file`: the same line of the same rank in the rank's own file (its path names it)
     rather than in a console that copies every rank's output."""
     if root.rank is None or root.who.path_local is not None or root.who.path_rank is not None:
         return root
@@ -555,7 +673,7 @@ def _seq(hit: Hit) -> int | None:
 
 
 def _lowest_seq(root: Hit, hits: list[Hit]) -> Hit:
-    """Rule 6: every rank that reached collective N reports a timeout on N; the rank that
+    """Rule `lowest-seq`: every rank that reached collective N reports a timeout on N; the rank that
     hung or died never enqueued it, so its own watchdog line (if any) names the lowest
     sequence number (`last enqueued NCCL work`, else `SeqNum`)."""
     tier = (root.signature.role, root.signature.severity, root.signature.category)
@@ -573,7 +691,7 @@ _LAG_MIN_RANKS = 3
 
 
 def _lagging(hits: list[Hit]) -> tuple[Hit, Lag] | None:
-    """Rule 15: the rank furthest behind among the ranks of one process group that state
+    """Rule `lags`: the rank furthest behind among the ranks of one process group that state
     their last enqueued collective, when fewer than half of them are behind; its own
     line. None while a cause decides, or when the ranks agree (all waiting in one
     collective: no rank is shown stuck). Sequence numbers count per process group: the
@@ -608,7 +726,7 @@ _EXIT_ECHOES = frozenset({"network_fault", "preempted"})
 
 
 def _silent_exit(root: Hit, hits: list[Hit], ev: Evidence) -> Hit | None:
-    """Rule 7: a worker that exited with an error code and said nothing, while the others
+    """Rule `silent-exit`: a worker that exited with an error code and said nothing, while the others
     only report losing a peer (gloo's `Connection closed by peer`, NCCL's `remote process
     exited`) or are torn down by the launcher (`Sending process P closing signal SIGTERM`).
     Those lines are echoes of its exit; a launcher's exit report names it."""
@@ -640,7 +758,7 @@ def _exit_code(hit: Hit) -> int | None:
 
 
 def _node_rank(root: Hit, hits: list[Hit]) -> Hit | None:
-    """Rule 8: the line of the rank a node-level root cause (a kernel line: Xid, OOM
+    """Rule `node-rank`: the line of the rank a node-level root cause (a kernel line: Xid, OOM
     killer) struck: the first rank on the same host that reported trouble within two
     minutes of it; for a line on an uptime clock (dmesg), the first rank after it in the
     same file that reports the same kind of failure (the CUDA error that echoes an Xid),
@@ -690,7 +808,7 @@ def _with_rank(hit: Hit, rank: int | None, host: str | None = None) -> Hit:
 
 
 def spread(ev: Evidence, hits: list[Hit], root: Hit | None) -> Spread | None:
-    """How the failure spread: each deciding rank's first report (`hits`: rule 1's) on
+    """How the failure spread: each deciding rank's first report (`hits`: rule `deciding`'s) on
     the reference clock (the first and last of them), the wait graph, and for a root line
     that names the rank at its other end, the link's two ends. None when fewer than two
     ranks report."""

@@ -141,7 +141,7 @@ def _summary(
 
 
 def _waited(culprit: Culprit | None, spread_: Spread | None, lang: str) -> str:
-    """For a culprit found at the end of the wait graph (rule 14), the chains that lead
+    """For a culprit found at the end of the wait graph (rule `waits-for`), the chains that lead
     to it: what a reader checks the verdict against."""
     if culprit is None or culprit.rule != "waits-for" or culprit.hit is None or not spread_:
         return ""
@@ -153,7 +153,7 @@ def _waited(culprit: Culprit | None, spread_: Spread | None, lang: str) -> str:
 
 
 def _lagged(lag: Lag | None, lang: str) -> str:
-    """For a rank behind its process group (rule 15): the numbers the verdict rests on."""
+    """For a rank behind its process group (rule `lags`): the numbers the verdict rests on."""
     if lag is None:
         return ""
     ahead = ", ".join(map(str, lag.ahead[:8])) + (" ..." if len(lag.ahead) > 8 else "")
@@ -572,6 +572,7 @@ def decide(
         clock_skew=ev.clock_skew,
         checkpoint=_checkpoint(ev),
         spread=spread_,
+        culprit_rule=culprit.rule if culprit is not None else None,
     )
     findings = ev.findings
     shown = tuple(findings[:MAX_FINDINGS])
@@ -626,6 +627,7 @@ def decide(
             findings=shown,
             decided_by="model",
             model=opinion,
+            culprit_rule=None,
         )
     verdict = partial(verdict, model=asked[0] if asked else None)
     if root is None and failed:
