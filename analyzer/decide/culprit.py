@@ -726,10 +726,11 @@ _EXIT_ECHOES = frozenset({"network_fault", "preempted"})
 
 
 def _silent_exit(root: Hit, hits: list[Hit], ev: Evidence) -> Hit | None:
-    """Rule `silent-exit`: a worker that exited with an error code and said nothing, while the others
-    only report losing a peer (gloo's `Connection closed by peer`, NCCL's `remote process
-    exited`) or are torn down by the launcher (`Sending process P closing signal SIGTERM`).
-    Those lines are echoes of its exit; a launcher's exit report names it."""
+    """Rule `silent-exit`: a worker that exited with an error code and said nothing,
+    while the others only report losing a peer (gloo's `Connection closed by peer`,
+    NCCL's `remote process exited`) or are torn down by the launcher (`Sending process P
+    closing signal SIGTERM`). Those lines are echoes of its exit; a launcher's exit report
+    names it."""
     if root.signature.role != "symptom" or root.signature.category not in _EXIT_ECHOES:
         return None
     tier = root.signature.severity
