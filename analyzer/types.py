@@ -215,6 +215,9 @@ class Hit:
     rank: int | None
     host: str | None
     captures: dict[str, str] = field(default_factory=dict)
+    # the text without its prefix, by the job's formats (built-in and the user's): made
+    # once by the reader, so that no later stage strips a prefix again
+    message: str = ""
     context: tuple[str, ...] = ()
     context_first_line: int = 0
     # what the line and its path claim about who logged it (analyzer.job.model resolves it:

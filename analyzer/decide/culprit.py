@@ -656,9 +656,7 @@ def _own_file(root: Hit, hits: list[Hit]) -> Hit:
 
 
 def _message(hit: Hit) -> str:
-    from ..read.lines import strip_prefix
-
-    return strip_prefix(hit.text).text.strip()
+    return hit.message.strip()
 
 
 _SEQ_KEYS = ("last_enqueued", "last_completed", "seq")

@@ -683,8 +683,8 @@ def decide(
         context_first_line=root.context_first_line,
         captures=dict(root.captures),
     )
-    key = (sig.id, template(root.text))
-    root_first = [f for f in findings if (f.signature.id, template(f.first.text)) == key]
+    key = (sig.id, template(root))
+    root_first = [f for f in findings if (f.signature.id, template(f.first)) == key]
     rest = [f for f in findings if f not in root_first]
     ordered = tuple((root_first + rest)[:MAX_FINDINGS])
     confidence = _confidence(root, deciding_hits)

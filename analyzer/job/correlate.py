@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-from ..read.lines import TRACEBACK, strip_prefix
+from ..read.lines import TRACEBACK
 from ..types import ClockSkew, Finding, Hit, LogTime, RankEvent, RankProgress, Who
 from . import stacks
 from .model import JobModel
@@ -58,8 +58,9 @@ def resolve(hit: Hit, job: JobModel) -> Hit:
     return replace(hit, rank=ident.rank, host=ident.host, identity=ident)
 
 
-def template(text: str) -> str:
-    return _MASK.sub("#", strip_prefix(text).text)[:300]
+def template(hit: Hit) -> str:
+    """The line's message with its numbers masked: lines of one template are one finding."""
+    return _MASK.sub("#", hit.message)[:300]
 
 
 @dataclass(frozen=True)
@@ -162,7 +163,7 @@ class Collector:
             return
         self.counts[hit.signature.id] += hit.repeats
         self.completed = self.completed or hit.signature.completion
-        key = (hit.signature.id, template(hit.text))
+        key = (hit.signature.id, template(hit))
         if key not in self._groups and len(self._groups) >= _MAX_GROUPS:
             key = (hit.signature.id, "*")  # memory stays bounded on endless unique lines
         g = self._groups.get(key)

@@ -951,13 +951,15 @@ class StreamScanner:
         context: tuple[str, ...],
         lines_before: int = 0,
     ) -> Hit:
+        text = self.clean_text(segment)
         hit = Hit(
             signature=sig,
             file=at.stream.name,
             file_index=at.file_index,
             line=at.line,
             offset=at.offset,
-            text=self.clean_text(segment),
+            text=text,
+            message=strip_prefix(text, self.formats).text,
             time=when,
             rank=who.rank,
             host=who.host,

@@ -1,0 +1,90 @@
+"""A prefix the user declares in their own formats.yaml is honoured by every stage, exactly
+as the equivalent built-in one: the reader strips it once, and correlation (findings and
+their counts), the culprit rules (the rank's own file, the echo of a line) and the
+verdict read the message it left, never the raw line again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from conftest import write_bundle
+
+from analyzer import Settings, analyze
+
+USER_FORMATS = """\
+prefixes:
+  - id: site-worker-prefix
+    what: "our launcher's console prefix: {HOST/LOCAL_RANK} before each line"
+    regex: '\\{(?P<host>[a-z][\\w-]*)/(?P<local_rank>\\d{1,6})\\} '
+    examples:
+      - line: "{gpu-a/1} step 10"
+        fields: {host: "gpu-a", local_rank: "1"}
+        rest: "step 10"
+    negatives:
+      - "[gpu-a:1]: step 10"
+"""
+
+STEP = "2026-11-29 10:00:{s:02d},000 - train - INFO - step {s}/300 loss 1.0"
+OOM = (
+    "2026-11-29 10:00:{s:02d},500 - train - ERROR - torch.OutOfMemoryError: CUDA out of "
+    "memory. Tried to allocate 2.00 GiB. GPU 1 has a total capacity of 79.15 GiB of which "
+    "1.20 GiB is free."
+)
+WATCHDOG = (
+    "[E1129 10:30:{s:02d}.929096625 ProcessGroupNCCL.cpp:632] [Rank {r}] Watchdog caught "
+    "collective operation timeout: WorkNCCL(SeqNum=41, OpType=ALLREDUCE, NumelIn=16384000, "
+    "NumelOut=16384000, Timeout(ms)=1800000) ran for 1800065 milliseconds before timing out."
+)
+HOSTS = ("gpu-a", "gpu-b")
+
+
+def _console(prefix: str) -> dict[str, list[str]]:
+    """Two nodes of two ranks, each node's console merged; rank 3 (gpu-b, local 1) runs
+    out of device memory and the other three time out waiting for it."""
+    files: dict[str, list[str]] = {}
+    for node, host in enumerate(HOSTS):
+        lines = []
+        for s in range(1, 6):
+            for local in (0, 1):
+                lines.append(prefix.format(host=host, local=local) + STEP.format(s=s))
+        for local in (0, 1):
+            rank = 2 * node + local
+            p = prefix.format(host=host, local=local)
+            lines.append(p + (OOM.format(s=6) if rank == 3 else WATCHDOG.format(s=rank, r=rank)))
+        files[f"{host}/console.log"] = lines
+    return files
+
+
+def _reading(v: Any) -> dict[str, Any]:
+    d = v.to_dict()
+    rc = d["root_cause"] or {}
+    return {
+        "category": d["category"],
+        "recovery": d["recovery"],
+        "culprit_rule": d["culprit_rule"],
+        "root": (
+            rc.get("file"),
+            rc.get("line"),
+            rc.get("rank"),
+            rc.get("host"),
+            rc.get("signature"),
+        ),
+        "message": rc.get("message"),
+        "findings": [
+            (f["signature"], f["count"], f["ranks"], f["files"], f["line"]) for f in d["findings"]
+        ],
+        "act_on": d["act_on"],
+    }
+
+
+def test_a_user_prefix_reads_as_the_builtin_one(tmp_path: Path) -> None:
+    builtin = write_bundle(tmp_path / "builtin", _console("[{host}:{local}]:"))
+    user = write_bundle(tmp_path / "user", _console("{{{host}/{local}}} "))
+    patterns = tmp_path / "patterns"
+    patterns.mkdir()
+    (patterns / "formats.yaml").write_text(USER_FORMATS, encoding="utf-8")
+    want = _reading(analyze(builtin, Settings(model=False)))
+    got = _reading(analyze(user, Settings(model=False, patterns=(str(patterns),))))
+    assert want["category"] == "device_oom" and want["root"][2:4] == (3, "gpu-b")
+    assert got == want
