@@ -15,9 +15,8 @@ import pytest
 from click.testing import CliRunner
 from conftest import REPO
 
-from analyzer import analyze
+from analyzer import analyze, readiness
 from analyzer.cli import main
-from analyzer.decide import readiness
 from analyzer.decide.readiness import FEATURES, NAMES, SCHEMA, where
 
 RUNS = REPO / "corpora" / "readiness" / "runs"
