@@ -27,6 +27,7 @@ from .rules.automaton import available_engines
 from .rules.matcher import run_examples
 from .rules.signatures import load_patterns
 from .rules.taxonomy import CATEGORIES
+from .sinks import SINKS
 from .types import AnalyzerError, PatternError, Stats
 
 EXIT_UNREADABLE = 3
@@ -296,7 +297,7 @@ def _settings(options: dict[str, Any], workers: int = 1) -> Settings:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["text", "json", "timeline"]),
+    type=click.Choice(list(SINKS)),
     default="text",
     show_default=True,
 )
@@ -335,19 +336,10 @@ def analyze_cmd(
         click.echo("ha-analyze: nothing to analyse in " + ", ".join(paths), err=True)
         _echo_notes(verdict.stats.notes or tuple(verdict.stats.unreadable))
         sys.exit(EXIT_UNREADABLE)
-    if fmt == "json":
-        from .sinks import json as json_sink
-
-        click.echo(json_sink.render(verdict))
+    sink = SINKS[fmt]
+    click.echo(sink.render(verdict, settings.lang))
+    if sink.notes_apart:
         _echo_notes(verdict.stats.notes)
-    elif fmt == "timeline":
-        from .sinks import timeline
-
-        click.echo(timeline.render(verdict, settings.lang))
-    else:
-        from .sinks import text
-
-        click.echo(text.render(verdict, settings.lang))
     if unreadable:
         sys.exit(EXIT_UNREADABLE)
     if exit_code:

@@ -454,3 +454,18 @@ def test_output_that_cannot_be_written_ends_in_one_line(job: Path) -> None:
             )
         assert r.returncode == 7, r.stderr
         assert r.stderr.strip() == "ha-analyze: cannot write the output: No space left on device"
+
+
+def test_every_registered_sink_is_a_format_choice_and_renders(tmp_path: Path) -> None:
+    """The --format choices are the sink registry; each sink renders a real verdict."""
+    from analyzer.sinks import SINKS
+
+    (tmp_path / "rank_0.log").write_text(
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+    )
+    for name in SINKS:
+        r = CliRunner().invoke(main, ["analyze", str(tmp_path), "--format", name])
+        assert r.exit_code == 0, (name, r.output)
+        assert "out of memory" in r.output.lower() or "device_oom" in r.output, name
+    r = CliRunner().invoke(main, ["analyze", str(tmp_path), "--format", "nosuch"])
+    assert r.exit_code == 2 and all(name in r.output for name in SINKS)
