@@ -11,6 +11,13 @@ DEMO_PATTERNS = FIXTURES / "patterns"
 REPO = Path(__file__).resolve().parent.parent
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slow tests first: the workers (pytest-xdist) take tests in this order, so the
+    long ones start at once and the short ones fill the gaps, instead of a real torchrun
+    job starting last and leaving the other workers idle."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture(params=available_engines())
 def engine(request: pytest.FixtureRequest) -> str:
     """Every test that takes this runs once per automaton backend on this machine."""

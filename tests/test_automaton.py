@@ -192,6 +192,7 @@ def test_the_builtin_catalogue_runs_on_the_default_engine() -> None:
     assert Settings().matcher().automaton.name == available_engines()[0]
 
 
+@pytest.mark.slow
 def test_the_corpora_get_the_same_verdicts_on_every_engine() -> None:
     engines = available_engines()
     if len(engines) < 2:

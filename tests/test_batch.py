@@ -171,6 +171,7 @@ def test_no_secret_reaches_a_batch_table(tmp_path: Path, suffix: str) -> None:
             assert secret not in text and secret.encode() not in raw, secret
 
 
+@pytest.mark.slow
 def test_local_and_spark_engines_agree_row_for_row(tmp_path: Path) -> None:
     pytest.importorskip("pyspark")
     if shutil.which("java") is None:

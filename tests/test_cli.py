@@ -139,6 +139,7 @@ def test_patterns_list_and_explain() -> None:
     assert code == 2 and "no signature" in err
 
 
+@pytest.mark.slow
 def test_patterns_test_passes_builtins_and_fails_a_broken_user_folder(tmp_path: Path) -> None:
     code, out, _ = invoke("patterns", "test")
     assert code == 0 and " 0 failed" in out
@@ -421,6 +422,7 @@ def test_readme_sample_output_is_what_the_command_prints() -> None:
         at += 1
 
 
+@pytest.mark.slow
 def test_readme_accuracy_table_is_this_checkouts() -> None:
     """Issue 17, point 11: README's per-category dev-set figures are what the shared
     scorer measures on this checkout (benchmarks/accuracy.py); skipped where the dev set

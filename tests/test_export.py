@@ -29,6 +29,7 @@ def test_conversion(rx: str, ere: str | None) -> None:
     assert to_ere(rx) == ere
 
 
+@pytest.mark.slow
 def test_the_export_parses_in_grep_and_matches_the_examples(tmp_path: Path) -> None:
     out = tmp_path / "sigs.ere"
     r = CliRunner().invoke(main, ["patterns", "export", "--ere", "--output", str(out)])

@@ -368,6 +368,7 @@ _KEYS = st.sampled_from(
     entries=st.lists(st.dictionaries(_KEYS, _VALUES | st.integers(min_value=10**30)), max_size=6),
     config=_VALUES,
 )
+@pytest.mark.slow
 def test_forged_dumps_never_raise(entries: list[dict[str, Any]], config: object) -> None:
     """Any plain data where a dump's fields go (huge ints, wrong types, nesting) is read
     or noted, and matching it never raises."""

@@ -76,6 +76,7 @@ def test_label_is_valid(seed: int, tmp_path: Path) -> None:
         assert f.is_dir() or f.stat().st_size < 5_000_000, f
 
 
+@pytest.mark.slow
 def test_held_out_accuracy() -> None:
     figures = report(evaluate(range(1000, 1030)))
     assert figures["category"] >= 0.9
@@ -194,6 +195,7 @@ MULTI_BARS = {
 }
 
 
+@pytest.mark.slow
 def test_held_out_multi_node_accuracy() -> None:
     outcomes = [o for layout in NODE_LAYOUTS for o in evaluate(range(3000, 3025), layout)]
     report(outcomes)

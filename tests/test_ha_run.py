@@ -23,6 +23,8 @@ from analyzer import analyze
 from analyzer.ops.policy import EXIT_NONE, EXIT_PERMANENT
 from analyzer.ops.torchrun import _with_logs, flight_env
 
+pytestmark = pytest.mark.slow  # real jobs: slow, scheduled first (conftest)
+
 pytest.importorskip("torch")
 
 ROOT = Path(__file__).resolve().parent.parent

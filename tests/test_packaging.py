@@ -7,11 +7,13 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
 from conftest import REPO
 
 from analyzer.rules.signatures import load_patterns
 
 
+@pytest.mark.slow
 def test_installed_wheel_finds_its_patterns(tmp_path: Path) -> None:
     args = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(REPO)]
     subprocess.run(args, check=True, capture_output=True)

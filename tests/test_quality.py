@@ -13,8 +13,18 @@ from conftest import REPO
 @pytest.mark.parametrize(
     "cmd",
     [
-        [sys.executable, "-m", "ruff", "check", "analyzer", "tests", "benchmarks", "corpora"],
-        [sys.executable, "-m", "ruff", "format", "--check", "analyzer", "tests"],
+        [
+            sys.executable,
+            "-m",
+            "ruff",
+            "check",
+            "analyzer",
+            "tests",
+            "benchmarks",
+            "corpora",
+            "tools",
+        ],
+        [sys.executable, "-m", "ruff", "format", "--check", "analyzer", "tests", "tools"],
         [sys.executable, "-m", "mypy"],
     ],
     ids=["ruff-check", "ruff-format", "mypy"],

@@ -205,6 +205,7 @@ def test_a_rank_that_stops_mid_block_in_a_merged_console_is_found_where_it_stopp
     assert {p.rank: p.last_step for p in progress}[7] == 450
 
 
+@pytest.mark.slow
 def test_repeated_lines_are_counted_as_reading_every_copy_gives(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -101,6 +101,7 @@ def _outputs(folder: Path, raw: bool) -> str:
     return "\n".join(out)
 
 
+@pytest.mark.slow
 def test_no_form_in_any_output_and_every_form_with_no_redact(tmp_path: Path) -> None:
     leaked, missing = [], []
     for i, form in enumerate(FORMS):

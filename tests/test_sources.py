@@ -346,6 +346,7 @@ def test_a_file_that_shrinks_while_read_keeps_what_was_read(tmp_path: Path) -> N
     assert notes.notes == []
 
 
+@pytest.mark.slow
 def test_a_folder_of_100000_small_files(tmp_path: Path) -> None:
     """Many-file bundles cost per-file overhead only (~150 us a file here): no
     per-file state grows without bound, and the one real failure is still found."""

@@ -159,6 +159,7 @@ def _random_lines(n: int, seed: int = 7) -> Iterator[tuple[str, str]]:
         yield f"job{i % 97}", " ".join(words) + f" {i}"
 
 
+@pytest.mark.slow
 def test_max_templates_bound_on_50000_distinct_lines() -> None:
     started = time.perf_counter()
     out = mine(_random_lines(50_000), max_templates=500)
@@ -172,6 +173,7 @@ def test_max_templates_bound_on_50000_distinct_lines() -> None:
     assert elapsed < 30, elapsed
 
 
+@pytest.mark.slow
 def test_one_crowded_leaf_stays_fast() -> None:
     # Same length and first words, every line different: the worst case for Drain.
     rng = random.Random(1)

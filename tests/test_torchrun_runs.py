@@ -21,6 +21,8 @@ from conftest import REPO
 
 from analyzer import analyze
 
+pytestmark = pytest.mark.slow  # real jobs: slow, scheduled first (conftest)
+
 CORPUS = REPO / "corpora" / "torchrun"
 RUNS = CORPUS / "runs"
 
