@@ -38,7 +38,6 @@ from .rules.formats import Fields, format_files
 from .rules.formats import load as load_formats
 from .rules.matcher import Matcher, context_only
 from .rules.signatures import PatternSet, load_patterns
-from .rules.yamlfile import builtin_dir
 from .types import AnalyzerError, Hit, LogTime, Stats, Verdict, Who
 from .unknowns import classifier
 from .unknowns.region import ErrorLines
@@ -165,7 +164,7 @@ def _matcher(
     extra: tuple[str, ...], builtin: bool, engine: str | None, _key: tuple[object, ...]
 ) -> Matcher:
     # built-in line formats always: --no-builtin is about signatures, not about reading
-    formats = load_formats(format_files(builtin_dir(), extra))
+    formats = load_formats(format_files(True, extra))
     return Matcher(load_patterns(extra, builtin=builtin), engine, formats)
 
 
@@ -185,7 +184,7 @@ def _pattern_set_matcher(patterns: PatternSet, engine: str | None) -> Matcher:
 
 @lru_cache(maxsize=8)
 def _rules(extra: tuple[str, ...], builtin: bool, _key: tuple[object, ...]) -> tuple[Rule, ...]:
-    return load_rules(builtin_dir() if builtin else None, extra)
+    return load_rules(builtin, extra)
 
 
 class Analyzer:
@@ -347,7 +346,7 @@ class Analyzer:
     def match_dumps(self) -> None:
         """What the ranks' Flight Recorder dumps show together, as lines of the dump of
         the rank each blames: scanned like any line, so the signatures
-        (patterns/flight.yaml) and culprit rules judge them. Once per set of dumps: a
+        (patterns/signatures/flight.yaml) and culprit rules judge them. Once per set of dumps: a
         dump read later (a live watch) has the set matched again."""
         if self._matched == self.flight.added:
             return

@@ -9,13 +9,12 @@ from conftest import DEMO_PATTERNS, REPO
 
 from analyzer import PatternError, analyze
 from analyzer.rules.cascade import load_rules
-from analyzer.rules.yamlfile import builtin_dir
 
 EXAMPLE = REPO / "corpora" / "examples" / "gpu-fell-off-bus"
 
 
 def test_builtin_rules_load_and_explain_the_example() -> None:
-    rules = load_rules(builtin_dir())
+    rules = load_rules(True)
     assert {"timeout-after-a-rank-stops", "teardown-after-a-failure"} <= {r.id for r in rules}
     v = analyze(EXAMPLE)
     explained = {e.signature: e for e in v.explained}

@@ -19,8 +19,10 @@ def test_installed_wheel_finds_its_patterns(tmp_path: Path) -> None:
     subprocess.run(args, check=True, capture_output=True)
     wheel = next(tmp_path.glob("ha_analyze-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
-    for f in (REPO / "patterns").glob("*.yaml"):
-        assert f"analyzer/builtin_patterns/{f.name}" in names
+    shipped = [f.relative_to(REPO / "patterns") for f in (REPO / "patterns").rglob("*.yaml")]
+    assert len(shipped) > 20
+    for f in shipped:
+        assert f"analyzer/builtin_patterns/{f.as_posix()}" in names
     assert "analyzer/py.typed" in names
     # Unpacked as pip would install it, the package must find its own patterns.
     site = tmp_path / "site"

@@ -2,7 +2,7 @@
 
 corpora/readiness/runs/ holds real torchrun runs with known settings
 (corpora/readiness/run_all.py); the lines of other stacks come from the signatures' own
-real examples (patterns/readiness.yaml).
+real examples (patterns/signatures/readiness.yaml).
 """
 
 from __future__ import annotations

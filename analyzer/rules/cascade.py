@@ -1,4 +1,4 @@
-"""Cascade rules (patterns/cascades.yaml): which symptoms a root cause explains.
+"""Cascade rules (patterns/cascades/cascades.yaml): which symptoms a root cause explains.
 
 Data, not code, so that users can teach the engine their own cascades (a
 cascades.yaml in a folder passed with --patterns adds rules). A finding is explained
@@ -16,9 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ..types import Explained, Finding, Hit, PatternError
-from .signatures import RULES_FILE
 from .taxonomy import CATEGORIES
-from .yamlfile import YamlError, load_file
+from .yamlfile import YamlError, load_file, rule_files
 
 
 @dataclass(frozen=True)
@@ -90,14 +89,11 @@ def _load_file(path: Path) -> list[Rule]:
     return rules
 
 
-def load_rules(
-    builtin: Path | None, extra: Sequence[str | os.PathLike[str]] = ()
-) -> tuple[Rule, ...]:
-    """The built-in rules (from the folder `builtin`, None for none), then those of each
-    extra folder that has a cascades.yaml."""
-    folders = ([builtin] if builtin else []) + [Path(p) for p in extra if Path(p).is_dir()]
-    files = [f / RULES_FILE for f in folders]
-    return tuple(r for f in files if f.is_file() for r in _load_file(f))
+def load_rules(builtin: bool, extra: Sequence[str | os.PathLike[str]] = ()) -> tuple[Rule, ...]:
+    """The built-in rules (when `builtin`), then those of each extra folder's cascade
+    files (analyzer.rules.yamlfile tells them by place)."""
+    files = rule_files("cascades", builtin, [os.fspath(p) for p in extra])
+    return tuple(r for f in files for r in _load_file(f))
 
 
 def explain(

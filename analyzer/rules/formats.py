@@ -1,6 +1,6 @@
 """Line formats as data: the prefixes, claims and facts that say who logged a line.
 
-`patterns/formats.yaml` (and a `formats.yaml` in any --patterns folder) lists them with
+`patterns/formats/formats.yaml` (and a `formats.yaml` in any --patterns folder) lists them with
 real examples; this module validates and compiles them, and runs their examples (the
 suite and `ha-analyze patterns test` do). A new launcher or collector layout is a YAML
 entry, not an engine edit. The job model (analyzer.job.model) is their one consumer.
@@ -21,9 +21,8 @@ from typing import Any
 
 from ..types import PatternError
 from .lint import backtracks, check_regex
-from .yamlfile import YamlError, builtin_dir, load_file
+from .yamlfile import YamlError, builtin_dir, load_file, rule_files
 
-FORMATS_FILE = "formats.yaml"
 FIELDS = frozenset(
     {
         "rank",
@@ -253,21 +252,14 @@ def _load_file(path: Path) -> dict[str, list[Format]]:
         entries = doc.get(kind) or []
         if not isinstance(entries, list):
             raise PatternError(f"{path}: {kind}: a list of entries")
-        trusted = path.parent.resolve() == builtin_dir()
+        trusted = path.parent.resolve() == builtin_dir() / "formats"
         out[kind] = [_entry(raw, kind, f"{path}: {kind}", trusted) for raw in entries]
     return out
 
 
-def format_files(builtin: Path | None, extra: Iterable[str]) -> tuple[Path, ...]:
-    """The built-in formats file, then each extra folder's formats.yaml (or a file so named)."""
-    files = [builtin / FORMATS_FILE] if builtin is not None else []
-    for item in extra:
-        p = Path(item)
-        if p.is_dir():
-            files += sorted(p.rglob(FORMATS_FILE))
-        elif p.name == FORMATS_FILE:
-            files.append(p)
-    return tuple(f for f in files if f.is_file())
+def format_files(builtin: bool, extra: Iterable[str]) -> tuple[Path, ...]:
+    """The built-in formats files, then each extra folder's (analyzer.rules.yamlfile)."""
+    return rule_files("formats", builtin, extra)
 
 
 @lru_cache(maxsize=8)
@@ -288,7 +280,7 @@ def load(files: tuple[Path, ...]) -> Formats:
 @lru_cache(maxsize=1)
 def builtin() -> Formats:
     """The built-in formats: asked per hit line where no job's formats are at hand."""
-    return load(format_files(builtin_dir(), ()))
+    return load(format_files(True, ()))
 
 
 def run_examples(formats: Formats) -> tuple[int, list[str]]:

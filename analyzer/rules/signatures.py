@@ -1,4 +1,4 @@
-"""Load and validate signature files (patterns/*.yaml) into a PatternSet.
+"""Load and validate signature files (patterns/signatures/*.yaml) into a PatternSet.
 
 Validation is strict and names file, id and field, because a silently ignored typo in a
 signature is a failure nobody notices until the verdict is wrong.
@@ -30,11 +30,9 @@ from . import cache
 from .automaton import refusal
 from .lint import GREEDY_BETWEEN, check_regex, compile_exact
 from .taxonomy import CATEGORIES, RECOVERIES
-from .yamlfile import YamlError, builtin_dir, load_text
+from .yamlfile import YamlError, load_text, rule_files
 
-RULES_FILE = "cascades.yaml"  # cascade rules live beside the signatures (analyzer.rules.cascade)
 # line formats too (analyzer.rules.formats): neither is a signature file
-_NOT_SIGNATURES = (RULES_FILE, "formats.yaml")
 # Which stack a family belongs to, for coverage counts (`patterns doc`).
 VENDORS = ("nvidia", "ascend", "framework", "system", "other")
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)+$")
@@ -110,20 +108,11 @@ def load_patterns(extra: Sequence[str | Path] = (), *, builtin: bool = True) -> 
     A user signature whose id clashes with a built-in one is an error unless it says
     `override: true`, so nobody shadows a built-in by accident.
     """
-    files: list[Path] = []
-    if builtin:
-        files += sorted(f for f in builtin_dir().glob("*.yaml") if f.name not in _NOT_SIGNATURES)
-    user_files: list[Path] = []
     for item in extra:
-        p = Path(item)
-        if p.is_dir():
-            user_files += sorted(
-                f for f in [*p.rglob("*.yaml"), *p.rglob("*.yml")] if f.name not in _NOT_SIGNATURES
-            )
-        elif p.is_file():
-            user_files.append(p)
-        else:
-            raise PatternError(f"{p}: no such pattern file or folder")
+        if not Path(item).exists():
+            raise PatternError(f"{item}: no such pattern file or folder")
+    files = list(rule_files("signatures", builtin, ()))
+    user_files = list(rule_files("signatures", False, extra))
     by_id: dict[str, Signature] = {}
     builtin_ids: set[str] = set()
     for f in files:

@@ -1,5 +1,10 @@
-"""User YAML (pattern, format, cascade and policy files) read with its size bounded and
-aliases refused.
+"""The rule data's loader: which file holds which kind of rule, and user YAML (pattern,
+format, cascade and policy files) read with its size bounded and aliases refused.
+
+A kind is told by its place: the built-in files sit in `patterns/<kind>/`; in a user's
+`--patterns` folder a file belongs to the kind its folder is named after, else to the
+kind its name says (`formats.yaml`, `cascades.yaml`), else it holds signatures. Each
+kind has its own schema (analyzer.rules.signatures, .formats, .cascade).
 
 A YAML alias repeats a node by reference: nine nested levels of ten aliases are a
 billion strings to whoever walks the result (a validation message, a comparison), from a
@@ -9,9 +14,10 @@ file larger than MAX_BYTES is not a configuration.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 
@@ -70,3 +76,35 @@ def builtin_dir() -> Path:
     package = Path(__file__).resolve().parent.parent
     installed = package / "builtin_patterns"
     return installed if installed.is_dir() else package.parent / "patterns"
+
+
+Kind = Literal["signatures", "formats", "cascades"]
+KINDS: tuple[Kind, ...] = ("signatures", "formats", "cascades")
+_SUFFIXES = (".yaml", ".yml")
+
+
+def kind_of(path: Path) -> Kind:
+    """The kind of rule a file holds, by its place (a path inside a pattern folder)."""
+    for part in reversed(path.parts[:-1]):
+        for kind in KINDS:
+            if part == kind:
+                return kind
+    for kind in KINDS:
+        if path.name in (f"{kind}.yaml", f"{kind}.yml"):
+            return kind
+    return "signatures"
+
+
+def rule_files(kind: Kind, builtin: bool, extra: Iterable[str | Path]) -> tuple[Path, ...]:
+    """The files of one kind: the built-in ones (when `builtin`), then each extra folder's
+    (recursively, by place) or each extra file of that kind. A missing path is left to the
+    signature loader to report, once."""
+    files = sorted((builtin_dir() / kind).glob("*.yaml")) if builtin else []
+    for item in extra:
+        p = Path(item)
+        if p.is_dir():
+            found = (f for f in p.rglob("*") if f.suffix in _SUFFIXES and f.is_file())
+            files += sorted(f for f in found if kind_of(f.relative_to(p)) == kind)
+        elif p.is_file() and kind_of(Path(p.name)) == kind:
+            files.append(p)
+    return tuple(files)
