@@ -209,7 +209,7 @@ class Analyzer:
         self.collector = Collector()
         self.errors = ErrorLines()
         self.reading = Reading(SourceNotes(secrets=self.settings.redact))
-        self.year = YearRef()
+        self.year = YearRef(formats=self.matcher.formats)
         self.builder = JobBuilder()
         self._listeners: list[Callable[[Hit], None]] = []
         self.scanner = StreamScanner(

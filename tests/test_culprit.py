@@ -302,6 +302,41 @@ def test_busy_a_rank_busy_with_its_own_work_for_the_timeout_is_not_a_hang(
         assert _rule(logs) != "busy" and v.recovery == "auto_restart"
 
 
+def test_busy_a_bar_that_said_it_would_end_long_before_the_timeout_was_not_busy(
+    tmp_path: Path,
+) -> None:
+    """vLLM-Ascend's prompt bar at 37% said 01:31 remained, then nothing for an hour,
+    until both ranks' watchdogs fired (3600 s): the bar had stopped, the rank was not busy
+    with it, and a restart need not time out the same way (vllm-ascend#382's shape).
+    The same bar with a remaining clock past the timeout is busy work."""
+
+    def job(remaining: str) -> Path:
+        bar = (
+            "Processed prompts:  37%|###7      | 379/1024 [00:58<{r}, 7.05it/s, est. speed "
+            "input: 3102.44 toks/s, output: 911.83 toks/s]"
+        )
+        timeout = (
+            "[rank{n}]:[E324 13:00:25.428029551 compiler_depend.ts:574] [Rank {n}] Watchdog "
+            "caught collective operation timeout: WorkHCCL(SeqNum=196, OpType=ALLREDUCE, "
+            "Timeout(ms)=3600000) ran for 3600185 milliseconds before timing out."
+        )
+        lines = [
+            "INFO 03-24 12:00:07 [npu_worker.py:155] Available KV cache memory: 38.21 GiB",
+            "2026-03-24 12:00:09,000 - vllm - INFO - # npu blocks: 2446, # CPU blocks: 512",
+            bar.format(r=remaining),
+            timeout.format(n=1),
+            timeout.format(n=0),
+        ]
+        return write_bundle(tmp_path / remaining.replace(":", "-"), {"worker.log": lines})
+
+    stopped = job("01:31")
+    assert _rule(stopped) != "busy"
+    assert analyze(stopped, model=False).recovery == "auto_restart"
+    working = job("1:31:00")
+    assert _rule(working) == "busy"
+    assert analyze(working, model=False).recovery == "fix_and_resubmit"
+
+
 def test_busy_a_save_that_outlasts_the_timeout_is_busy_not_hung(tmp_path: Path) -> None:
     """Rank 0 begins saving (a bare line after its `[rank 0]` steps) and prints nothing
     more; rank 7 times out 20 minutes later with Timeout(ms)=1200000 (ai2cm/ace#851).

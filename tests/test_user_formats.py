@@ -88,3 +88,55 @@ def test_a_user_prefix_reads_as_the_builtin_one(tmp_path: Path) -> None:
     got = _reading(analyze(user, Settings(model=False, patterns=(str(patterns),))))
     assert want["category"] == "device_oom" and want["root"][2:4] == (3, "gpu-b")
     assert got == want
+
+
+USER_STAMP = """\
+timestamps:
+  - id: site-dotted-date
+    what: "our trainer's stamp: [DD.MM.YYYY HH:MM:SS]"
+    regex: '\\[(?P<D>\\d\\d)\\.(?P<M>\\d\\d)\\.(?P<Y>\\d{4}) (?P<h>\\d\\d):(?P<m>\\d\\d):(?P<s>\\d\\d)\\]'
+    examples:
+      - line: "[29.11.2026 10:00:07] step 7"
+        time: "2026-11-29T10:00:07.000"
+"""
+
+
+def test_a_timestamp_form_is_one_yaml_entry(tmp_path: Path) -> None:
+    """A stamp no built-in form reads is taught by one entry in the user's formats.yaml:
+    the same bundle's root cause then has its time, with no engine change."""
+    logs = write_bundle(
+        tmp_path / "logs",
+        {
+            "rank_0.log": [
+                "[29.11.2026 10:00:01] step 1 loss 1.0",
+                "[29.11.2026 10:00:07] torch.OutOfMemoryError: CUDA out of memory. "
+                "Tried to allocate 2.00 GiB",
+            ]
+        },
+    )
+    patterns = tmp_path / "patterns"
+    patterns.mkdir()
+    (patterns / "formats.yaml").write_text(USER_STAMP, encoding="utf-8")
+    plain = analyze(logs, Settings(model=False))
+    taught = analyze(logs, Settings(model=False, patterns=(str(patterns),)))
+    assert plain.root_cause is not None and plain.root_cause.time is None
+    assert taught.root_cause is not None and taught.root_cause.time == "2026-11-29T10:00:07.000"
+
+
+def test_vllm_stamps_are_read(tmp_path: Path) -> None:
+    """vLLM's logger (`INFO 05-12 10:00:01 [file.py:N]`, no year) is a built-in form:
+    its lines take the job's year."""
+    logs = write_bundle(
+        tmp_path,
+        {
+            "engine.log": [
+                "2026-05-12 09:59:58,000 - launcher - INFO - starting",
+                "INFO 05-12 10:00:01 [api_server.py:1090] Starting vLLM API server",
+                "(VllmWorker rank=1 pid=50935) ERROR 05-12 10:00:09 [multiproc_executor.py:527] "
+                "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+            ]
+        },
+    )
+    v = analyze(logs, Settings(model=False))
+    assert v.category == "device_oom" and v.root_cause is not None
+    assert v.root_cause.time == "2026-05-12T10:00:09.000"

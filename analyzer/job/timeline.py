@@ -32,6 +32,9 @@ SLOW_PHASE_GAP = 1800.0
 # own work that ran this share of the collective timeout outlasted it: the others' wait
 # began a little after the work did, and bars redraw only every few seconds
 BUSY_SHARE = 0.9
+# a bar whose own remaining clock ran out this long (seconds) and more before the
+# others timed out, with no line since, had stopped: not busy (Stream._overdue)
+_OVERDUE_SLACK = 60.0
 _MIN_POINTS = 3
 _INTERVALS = 256
 _MARKS = 512  # step -> time of the first steps, enough to align clocks
@@ -131,12 +134,31 @@ class Stream:
         line to its last or, as it never ended, to `until`; 0 when it is training."""
         if self.last_phase is None or self.phase_start is None:
             return 0.0
+        if self._overdue(until):
+            return 0.0
         clock = _clock_seconds(self.last_phase.captures.get("elapsed", ""))
         first = self.phase_start.time
         if first is None or not first.absolute:
             return clock
         ends = [t.epoch for t in (self.last_phase.time, until) if t is not None and t.absolute]
         return max(clock, max(ends, default=first.epoch) - first.epoch)
+
+    def _overdue(self, until: LogTime | None) -> bool:
+        """Whether the work's own bar had said it would end long before `until`: by its
+        last line, printed at the phase's start plus its elapsed clock (a bar with no time
+        of its own takes an earlier line's), its remaining clock (`[00:58<01:31`) ran out
+        by more than that much again and a minute, with no line since. Such a bar had
+        stopped; the rank was not busy with it when the others timed out."""
+        last, first = self.last_phase, self.phase_start
+        assert last is not None and first is not None
+        remaining = _clock_seconds(last.captures.get("remaining", ""))
+        times = (until, last.time, first.time)
+        if not remaining or not all(t is not None and t.absolute for t in times):
+            return False
+        assert until is not None and last.time is not None and first.time is not None
+        elapsed = _clock_seconds(last.captures.get("elapsed", ""))
+        printed = max(last.time.epoch, first.time.epoch + elapsed)
+        return until.epoch - (printed + remaining) > max(remaining, _OVERDUE_SLACK)
 
     def step_time(self) -> float | None:
         """Median seconds between progress lines: robust to the slow first steps and

@@ -118,10 +118,11 @@ class YearRef:
 
     year: int = field(default_factory=lambda: date.today().year)
     anchored: bool = False
+    formats: Formats | None = None  # the job's timestamp forms (None: the built-in ones)
 
     def see(self, text: str) -> None:
         if not self.anchored:
-            y = has_year(text)
+            y = has_year(text, self.formats)
             if y:
                 self.year, self.anchored = y, True
 
@@ -179,8 +180,9 @@ class FileScan:
 class _Block:
     """A block plus the tail of the one before it, for context that crosses the boundary."""
 
-    def __init__(self, tail: bytes, block: bytes) -> None:
+    def __init__(self, tail: bytes, block: bytes, formats: Formats) -> None:
         self.buf = tail + block
+        self.formats = formats
         self.shift = len(tail)
         self._times: dict[int, LogTime | None] = {}  # line start in buf -> its time
         self._before: dict[int, LogTime | None] = {}  # line start -> the time it gets
@@ -202,7 +204,7 @@ class _Block:
             prev = self.buf.rfind(b"\n", 0, pos - 1) + 1
             if prev not in self._times:
                 head = decode(self.buf[prev : min(pos - 1, prev + _HEAD_BYTES)])
-                self._times[prev] = parse_time(head, year)
+                self._times[prev] = parse_time(head, year, self.formats)
             t = self._times[prev]
             if t is not None:
                 return t
@@ -567,7 +569,8 @@ class StreamScanner:
             end -= 1
         for _ in range(5):
             start = block.rfind(b"\n", 0, end) + 1
-            t = parse_time(clean(decode(block[start : min(end, start + 512)]))[0], self.year.year)
+            head = clean(decode(block[start : min(end, start + 512)]))[0]
+            t = parse_time(head, self.year.year, self.formats)
             if t:
                 fs.see_time(t)
                 break
@@ -597,7 +600,7 @@ class StreamScanner:
         hits = self.matcher.automaton.scan(block)
         if not hits:
             return
-        ctx = _Block(tail, block)
+        ctx = _Block(tail, block, self.formats)
         skip = self._progress_to_skip(block, hits)
         keys = self._template_keys(file_index, part, block, hits, skip)
         last: dict[int | None, int] = {k: i for i, k in enumerate(keys) if k is not None}
@@ -691,7 +694,7 @@ class StreamScanner:
         place, time and the count of copies since the last replay."""
         year = self.year.year
         head = decode(ctx.buf[ctx.shift + start : ctx.shift + start + _HEAD_BYTES])
-        when = parse_time(clean(head)[0], year) or ctx.time_before(start, year)
+        when = parse_time(clean(head)[0], year, self.formats) or ctx.time_before(start, year)
         for hit in known.hits:
             self.on_hit(replace(hit, line=line, offset=offset, time=when, repeats=known.pending))
         known.pending = 0
@@ -783,7 +786,7 @@ class StreamScanner:
             raw = pieces[k]
             if raw.strip():
                 text = shown(decode(raw[: _LAST_TEXT + TEXT_CAP]), self._redact, _LAST_TEXT)
-                when = parse_time(text, self.year.year)
+                when = parse_time(text, self.year.year, self.formats)
                 out.append(ErrorLine(stream.name, last - (len(pieces) - 1 - k), when, text, False))
                 if len(out) == LAST_LINES:
                     break
@@ -882,7 +885,7 @@ class StreamScanner:
     ) -> Hit | None:
         sig = self.matcher.signatures[sig_index]
         year = self.year.year
-        when = parse_time(segment, year)
+        when = parse_time(segment, year, self.formats)
         if sig.role in DATA_ROLES:
             # Step lines are many: a time and a rank, no context. A line without its own
             # timestamp (HF Trainer dicts, tqdm bars, a bare print) takes the time it

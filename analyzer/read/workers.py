@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # the driver: workers get it from their caller, never import 
     from ..analysis import Analyzer
 from ..unknowns.region import ErrorLines
 from .reading import Reading
-from .scan import LINE_CAP, SEGMENT, FileScan, YearRef
+from .scan import LINE_CAP, SEGMENT, FileScan
 from .sources import SourceNotes, Unit, open_unit
 
 _MAX_SHIPPED = 100_000
@@ -64,7 +64,7 @@ class Shipment:
     task: Task
     hits: list[Hit] = field(default_factory=list)
     errors: ErrorLines = field(default_factory=ErrorLines)
-    year: YearRef = field(default_factory=YearRef)
+    year: int | None = None  # the full date's year the worker found, if it found one
     job: JobBuilder = field(default_factory=JobBuilder)  # its facts (analyzer.job.model)
     reading: Reading = field(default_factory=Reading)  # a whole input's account
     part: FileScan | None = None  # a part's reading
@@ -145,7 +145,6 @@ def read(task: Task, parent: Analyzer, sink: Callable[[Hit], None]) -> Shipment:
     out = Shipment(
         task,
         errors=job.errors,
-        year=job.year,
         reading=job.reading,
         job=job.builder,
         flight=job.flight,
@@ -154,6 +153,7 @@ def read(task: Task, parent: Analyzer, sink: Callable[[Hit], None]) -> Shipment:
         job.read(list(task.units))
     else:
         out.part = job.read_part(task.units[0], task.start, task.end, task.last)
+    out.year = job.year.year if job.year.anchored else None
     return out
 
 
@@ -250,8 +250,8 @@ class Merger:
         )
         self.job.builder.absorb(shipment.job, self._base, lines)
         self.job.flight.absorb(shipment.flight)
-        if shipment.year.anchored and not self.year.anchored:
-            self.year.year, self.year.anchored = shipment.year.year, True
+        if shipment.year is not None and not self.year.anchored:
+            self.year.year, self.year.anchored = shipment.year, True
         if shipment.part is None:
             self.reading.absorb(shipment.reading, when)
             return

@@ -1,4 +1,5 @@
-"""Line formats as data: the prefixes, claims and facts that say who logged a line.
+"""Line formats as data: the prefixes, claims and facts that say who logged a line, and
+the timestamps that say when.
 
 `patterns/formats/formats.yaml` (and a `formats.yaml` in any --patterns folder) lists them with
 real examples; this module validates and compiles them, and runs their examples (the
@@ -12,14 +13,16 @@ automaton, so their regexes keep to the subset RE2 and Hyperscan share.
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..types import PatternError
+from ..types import LogTime, PatternError
 from .lint import backtracks, check_regex
 from .yamlfile import YamlError, builtin_dir, load_file, rule_files
 
@@ -43,7 +46,12 @@ FIELDS = frozenset(
         "host_ranks",
     }
 )
-_KINDS = ("prefixes", "claims", "facts")
+# the groups a timestamp form may name (patterns/formats/formats.yaml, `timestamps:`);
+# `sep` only ties a date's two separators together
+TIME_FIELDS = frozenset({"Y", "M", "D", "Mon", "h", "m", "s", "f", "ms", "us", "z", "up", "ep"})
+_TIME_HELPERS = frozenset({"sep"})
+_MONTHS = {m: i for i, m in enumerate(calendar.month_abbr) if m}
+_KINDS = ("prefixes", "claims", "facts", "timestamps")
 _ENTRY_KEYS = frozenset({"id", "what", "regex", "block", "literals", "examples", "negatives"})
 # How far into a step line a rank claim is looked for (bytes): they come first.
 _CLAIM_WINDOW = 160
@@ -55,7 +63,7 @@ class Format:
     """One compiled entry of a formats file."""
 
     id: str
-    kind: str  # "prefixes" | "claims" | "facts"
+    kind: str  # "prefixes" | "claims" | "facts" | "timestamps"
     regex: str
     compiled: re.Pattern[str]
     block: str | None
@@ -75,6 +83,7 @@ class Formats:
     prefixes: tuple[Format, ...]
     claims: tuple[Format, ...]
     facts: tuple[Format, ...]
+    timestamps: tuple[Format, ...] = ()
 
     @cached_property
     def _alternation(self) -> tuple[str, dict[str, str]] | None:
@@ -114,6 +123,47 @@ class Formats:
                 rx = rx.replace(f"(?P<{name}>", "(" if name == "rank" else "(?:")
             parts.append(f"(?:{rx})")
         return re.compile("|".join(parts).encode()) if parts else None
+
+    @cached_property
+    def _stamps(self) -> tuple[re.Pattern[str], tuple[tuple[str, ...], ...]] | None:
+        """Every timestamp form in one alternation, in order, each wrapped in a group
+        `t<i>` and its groups named `t<i>_<field>`: which form matched is the last group
+        closed. With the names of each form's fields."""
+        if not self.timestamps:
+            return None
+        parts, names = [], []
+        for i, ts in enumerate(self.timestamps):
+            rx = ts.regex
+            for name in ts.compiled.groupindex:
+                rx = rx.replace(f"(?P<{name}>", f"(?P<t{i}_{name}>")
+                rx = rx.replace(f"(?P={name})", f"(?P=t{i}_{name})")
+            parts.append(f"(?P<t{i}>{rx})")
+            names.append(tuple(ts.compiled.groupindex))
+        return re.compile("|".join(parts)), tuple(names)
+
+    def stamp(self, text: str) -> tuple[int, dict[str, str]] | None:
+        """The first timestamp of a line's header: its form's index and fields."""
+        compiled = self._stamps
+        if compiled is None:
+            return None
+        rx, names = compiled
+        m = _stamp(rx, text)
+        if m is None or m.lastgroup is None:
+            return None
+        i = int(m.lastgroup[1:])
+        fields = {n: v for n in names[i] if (v := m.group(f"t{i}_{n}")) is not None}
+        return i, fields
+
+    def time(self, text: str, year: int) -> LogTime | None:
+        """The time a line's header states; `year` for forms that carry none (the job's,
+        from the first full date in its files: mixed forms then order correctly)."""
+        found = self.stamp(text)
+        return None if found is None else _log_time(found[1], year)
+
+    def year(self, text: str) -> int | None:
+        """The year of a full-date timestamp in the line (to anchor year-less forms)."""
+        found = self.stamp(text)
+        return None if found is None or "Y" not in found[1] else int(found[1]["Y"])
 
     def key(self, block: bytes, start: int) -> bytes:
         """What the prefixes at `start` of a block name, and the global rank the message
@@ -196,11 +246,14 @@ def _entry(raw: Any, kind: str, where: str, trusted: bool) -> Format:
         compiled = re.compile(rx)
     except re.error as e:
         raise PatternError(f"{here}: regex: {e}") from None
-    bad = sorted(set(compiled.groupindex) - FIELDS)
+    known = TIME_FIELDS | _TIME_HELPERS if kind == "timestamps" else FIELDS
+    bad = sorted(set(compiled.groupindex) - known)
     if bad:
         raise PatternError(
-            f"{here}: regex: unknown field(s) {', '.join(bad)} (known: {', '.join(sorted(FIELDS))})"
+            f"{here}: regex: unknown field(s) {', '.join(bad)} (known: {', '.join(sorted(known))})"
         )
+    if kind == "timestamps":
+        _check_clock(set(compiled.groupindex), here)
 
     if kind == "facts" and not trusted:  # the automaton finds them: the engines' subset
         # (the built-in ones are checked by the suite, not at every start-up: ~11 ms)
@@ -215,6 +268,8 @@ def _entry(raw: Any, kind: str, where: str, trusted: bool) -> Format:
     for ex in examples:
         if not isinstance(ex, dict) or not isinstance(ex.get("line"), str):
             raise PatternError(f"{here}: examples: each is {{line: ..., fields: {{...}}}}")
+        if kind == "timestamps" and not isinstance(ex.get("time"), str):
+            raise PatternError(f"{here}: examples: each is {{line: ..., time: ISO or +seconds}}")
     negatives = raw.get("negatives") or []
     if not isinstance(negatives, list) or not all(isinstance(n, str) for n in negatives):
         raise PatternError(f"{here}: negatives: a list of lines")
@@ -274,7 +329,12 @@ def load(files: tuple[Path, ...]) -> Formats:
                     raise PatternError(f"{f}: {e.id}: id: already defined in {seen[e.id]}")
                 seen[e.id] = f
                 merged[kind].append(e)
-    return Formats(tuple(merged["prefixes"]), tuple(merged["claims"]), tuple(merged["facts"]))
+    return Formats(
+        tuple(merged["prefixes"]),
+        tuple(merged["claims"]),
+        tuple(merged["facts"]),
+        tuple(merged["timestamps"]),
+    )
 
 
 @lru_cache(maxsize=1)
@@ -287,6 +347,20 @@ def run_examples(formats: Formats) -> tuple[int, list[str]]:
     """Check every example and negative; (checked, failures as sentences)."""
     failures: list[str] = []
     checked = 0
+    for fmt in formats.timestamps:
+        i = formats.timestamps.index(fmt)
+        for ex in fmt.examples:
+            checked += 1
+            found = formats.stamp(ex["line"])
+            when = _log_time(found[1], _EXAMPLE_YEAR) if found and found[0] == i else None
+            said = None if when is None else shown_time(when)
+            if said != ex["time"]:
+                failures.append(f"{fmt.id}: {ex['line']!r}: time {said}, expected {ex['time']}")
+        for neg in fmt.negatives:
+            checked += 1
+            found = formats.stamp(neg)
+            if found is not None and found[0] == i and _log_time(found[1], _EXAMPLE_YEAR):
+                failures.append(f"{fmt.id}: {neg!r}: gives a time but should not")
     for fmt in (*formats.prefixes, *formats.claims, *formats.facts):
         for ex in fmt.examples:
             checked += 1
@@ -326,3 +400,81 @@ def host_ranks(text: str) -> dict[str, list[int]]:
         host: ranks_list(ranks)
         for host, ranks in re.findall(r"['\"]([\w.-]+)['\"]\s*:\s*(\[[\d,\s]*\])", text)
     }
+
+
+# The year a year-less example is read in (patterns test, the suite)
+_EXAMPLE_YEAR = 2026
+# Only the first part of a line is searched: timestamps sit in the header.
+_TS_WINDOW = 160
+# Every form but those anchored at the line start has a clock after a `T`, a space or a
+# dash, and its date stands at most _LEAD characters before it. The alternation costs
+# ~20 us on a line without a timestamp (it is tried at every position); finding the
+# clock first and searching only around it costs ~1 us, and step lines, rank-prefixed
+# lines and tqdm bars (`[00:01<298:41:58`) carry no time.
+_CLOCK = re.compile(r"(?<![\d:])\d\d:\d\d:\d\d")
+_LEAD = 40
+_TRAIL = 32  # a match ends at most 24 characters after its clock starts (fraction, zone)
+
+
+def _stamp(rx: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The first timestamp of the header: what `rx.search(text, 0, _TS_WINDOW)` finds."""
+    m = rx.match(text, 0, _TS_WINDOW)
+    if m is not None:
+        return m
+    for clock in _CLOCK.finditer(text, 0, _TS_WINDOW):
+        c = clock.start()
+        if c > 1 and text[c - 1] in "T -":
+            m = rx.search(text, max(1, c - _LEAD), min(_TS_WINDOW, c + _TRAIL))
+            if m is not None:
+                return m
+    return None
+
+
+def _check_clock(groups: set[str], here: str) -> None:
+    """A timestamp form names a wall-clock time (a day, a month, an hour, minute and
+    second), seconds since boot (`up`), or seconds since the epoch (`ep`)."""
+    if groups & {"up", "ep"}:
+        return
+    if not {"D", "h", "m", "s"} <= groups or not groups & {"M", "Mon"}:
+        raise PatternError(
+            f"{here}: regex: a timestamp names D, M (or Mon), h, m and s; or up; or ep"
+        )
+
+
+def _frac(digits: str | None) -> float:
+    return int(digits) / 10 ** len(digits) if digits else 0.0
+
+
+def _log_time(g: dict[str, str], year: int) -> LogTime | None:
+    """The fields of a timestamp form as a time (None: not a date, such as 31 February)."""
+    if "up" in g:
+        return LogTime(float(g["up"]), absolute=False)
+    if "ep" in g:
+        return LogTime(int(g["ep"]) + _frac(g.get("f")), True, True)
+    month = int(g["M"]) if "M" in g else _MONTHS.get(g.get("Mon", ""))
+    if month is None:
+        return None
+    frac = _frac(g.get("f")) or int(g.get("ms") or 0) / 1e3 + int(g.get("us") or 0) / 1e6
+    try:
+        dt = datetime(
+            int(g["Y"]) if "Y" in g else year,
+            month,
+            int(g["D"]),
+            int(g["h"]),
+            int(g["m"]),
+            int(g["s"]),
+            tzinfo=timezone.utc,
+        )
+    except ValueError:
+        return None
+    zone = g.get("z")
+    if zone and zone != "Z":
+        sign = 1 if zone[0] == "+" else -1
+        digits = zone[1:].replace(":", "")
+        dt -= sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+    return LogTime(dt.timestamp() + frac, True, zone is not None, "Y" not in g)
+
+
+def shown_time(t: LogTime) -> str:
+    """A time as an example states it: ISO as the verdict shows it, `+S` for an uptime."""
+    return t.iso() or f"+{t.epoch:.6f}"
