@@ -886,13 +886,14 @@ class StreamScanner:
         sig = self.matcher.signatures[sig_index]
         year = self.year.year
         when = parse_time(segment, year, self.formats)
+        cut = len(segment) - len(msg.text)  # the prefixes' length
         if sig.role in DATA_ROLES:
             # Step lines are many: a time and a rank, no context. A line without its own
             # timestamp (HF Trainer dicts, tqdm bars, a bare print) takes the time it
             # arrived in a live watch, else the nearest one above it.
             if when is None:
                 when = self.arrival or at.ctx.time_before(at.start, year)
-            return self._hit(at, sig, caps, segment, who, when, ())
+            return self._hit(at, sig, caps, segment, who, when, (), cut=cut)
         key = (at.file_index, sig_index, at.part)
         seen = self._detailed.get(key, 0)
         self._detailed[key] = seen + 1
@@ -909,7 +910,7 @@ class StreamScanner:
         context = (
             (*ctx_before, segment, *at.ctx.lines_after(at.end, _CONTEXT_AFTER)) if detailed else ()
         )
-        return self._hit(at, sig, caps, segment, who, when, context, len(ctx_before))
+        return self._hit(at, sig, caps, segment, who, when, context, len(ctx_before), cut)
 
     def _snapshot(
         self,
@@ -953,8 +954,16 @@ class StreamScanner:
         when: LogTime | None,
         context: tuple[str, ...],
         lines_before: int = 0,
+        cut: int | None = None,
     ) -> Hit:
+        """The hit, with its message: the text after the `cut` characters of prefixes the
+        caller already stripped from `segment` (when redaction left them as they were),
+        else stripped here."""
         text = self.clean_text(segment)
+        if cut is not None and text.startswith(segment[:cut]):
+            message = text[cut:]
+        else:
+            message = strip_prefix(text, self.formats).text
         hit = Hit(
             signature=sig,
             file=at.stream.name,
@@ -962,7 +971,7 @@ class StreamScanner:
             line=at.line,
             offset=at.offset,
             text=text,
-            message=strip_prefix(text, self.formats).text,
+            message=message,
             time=when,
             rank=who.rank,
             host=who.host,
