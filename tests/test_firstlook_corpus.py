@@ -41,3 +41,20 @@ def test_a_first_look_case(case: Path) -> None:
         assert got == KNOWN[_id(case)], f"{_id(case)}: the miss changed: update known_misses.yaml"
     else:
         assert got == want
+
+
+def test_readme_quotes_the_recorded_first_look() -> None:
+    """A first-look figure is taken once, before any fix, and cannot be measured again;
+    README quotes the line recorded with the batch (corpora/firstlook/README.md)."""
+    import re
+
+    recorded = (ROOT / "README.md").read_text(encoding="utf-8")
+    line = re.search(
+        r"cases (\d+) \| category \d+/\d+ \((\d+)%\) \| recovery \d+/\d+ \((\d+)%\) \| evidence \d+/\d+ \((\d+)%\)",
+        recorded,
+    )
+    assert line is not None
+    n, cat, rec, ev = line.groups()
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    assert f"a batch of {n} real cases" in readme
+    assert f"it read {cat}% category, {rec}% recovery, {ev}% evidence" in readme
