@@ -125,40 +125,53 @@ class Formats:
         return re.compile("|".join(parts).encode()) if parts else None
 
     @cached_property
-    def _stamps(self) -> tuple[re.Pattern[str], tuple[tuple[str, ...], ...]] | None:
+    def _stamps(self) -> tuple[re.Pattern[str], dict[int, tuple[int, dict[str, int]]]] | None:
         """Every timestamp form in one alternation, in order, each wrapped in a group
-        `t<i>` and its groups named `t<i>_<field>`: which form matched is the last group
-        closed. With the names of each form's fields."""
+        `t<i>` and its groups named `t<i>_<field>`; which form matched is the last group
+        closed (`lastindex`), mapped to the form's index and its fields' group numbers
+        (looked up by number: this runs per timed line)."""
         if not self.timestamps:
             return None
-        parts, names = [], []
+        parts = []
         for i, ts in enumerate(self.timestamps):
             rx = ts.regex
             for name in ts.compiled.groupindex:
                 rx = rx.replace(f"(?P<{name}>", f"(?P<t{i}_{name}>")
                 rx = rx.replace(f"(?P={name})", f"(?P=t{i}_{name})")
             parts.append(f"(?P<t{i}>{rx})")
-            names.append(tuple(ts.compiled.groupindex))
-        return re.compile("|".join(parts)), tuple(names)
+        compiled = re.compile("|".join(parts))
+        groups = compiled.groupindex
+        forms = {}
+        for i, ts in enumerate(self.timestamps):
+            fields = {n: groups[f"t{i}_{n}"] for n in ts.compiled.groupindex if n in TIME_FIELDS}
+            forms[groups[f"t{i}"]] = (i, fields)
+        return compiled, forms
 
     def stamp(self, text: str) -> tuple[int, dict[str, str]] | None:
         """The first timestamp of a line's header: its form's index and fields."""
         compiled = self._stamps
         if compiled is None:
             return None
-        rx, names = compiled
+        rx, forms = compiled
         m = _stamp(rx, text)
-        if m is None or m.lastgroup is None:
+        if m is None or m.lastindex is None:
             return None
-        i = int(m.lastgroup[1:])
-        fields = {n: v for n in names[i] if (v := m.group(f"t{i}_{n}")) is not None}
-        return i, fields
+        i, fields = forms[m.lastindex]
+        return i, {n: v for n, k in fields.items() if (v := m.group(k)) is not None}
 
     def time(self, text: str, year: int) -> LogTime | None:
         """The time a line's header states; `year` for forms that carry none (the job's,
         from the first full date in its files: mixed forms then order correctly)."""
-        found = self.stamp(text)
-        return None if found is None else _log_time(found[1], year)
+        compiled = self._stamps
+        if compiled is None:
+            return None
+        rx, forms = compiled
+        m = _stamp(rx, text)
+        if m is None or m.lastindex is None:
+            return None
+        fields = forms[m.lastindex][1]
+        g = {n: v for n, k in fields.items() if (v := m.group(k)) is not None}
+        return _log_time(g, year)
 
     def year(self, text: str) -> int | None:
         """The year of a full-date timestamp in the line (to anchor year-less forms)."""
@@ -407,12 +420,13 @@ _EXAMPLE_YEAR = 2026
 # Only the first part of a line is searched: timestamps sit in the header.
 _TS_WINDOW = 160
 # Every form but those anchored at the line start has a clock after a `T`, a space or a
-# dash, and its date stands at most _LEAD characters before it. The alternation costs
+# dash, and its date (and a level word: vLLM's `CRITICAL 01-09 `) stands at most _LEAD
+# characters before it (patterns/formats/formats.yaml says so to users). The alternation costs
 # ~20 us on a line without a timestamp (it is tried at every position); finding the
 # clock first and searching only around it costs ~1 us, and step lines, rank-prefixed
 # lines and tqdm bars (`[00:01<298:41:58`) carry no time.
 _CLOCK = re.compile(r"(?<![\d:])\d\d:\d\d:\d\d")
-_LEAD = 40
+_LEAD = 28
 _TRAIL = 32  # a match ends at most 24 characters after its clock starts (fraction, zone)
 
 
