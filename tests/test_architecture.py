@@ -142,3 +142,87 @@ def test_stage_packages_one_level_deep() -> None:
 def test_every_stage_says_what_it_holds(stage: str) -> None:
     init = PACKAGE / stage / "__init__.py"
     assert ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+
+
+# Who a line is about (rank, host, device) is written by the job model alone; the reader
+# records what a line claims (Hit.who) and its first reading of it. A module outside
+# these two that writes one re-derives identity and disagrees with the job model.
+_WRITES_IDENTITY = ("job", "read")
+# Reading a line (its prefixes, its time, its segments, its decoding) is the reader's;
+# rules/ runs its examples through the reader's functions. The modules listed here still
+# read error lines themselves, until error lines get their message
+# and time in read/ too; this list must only shrink (the test fails on a module that no
+# longer needs its entry).
+_READS_LINES = ("read", "rules")
+_STILL_READING = {
+    "analyzer.unknowns.region": {"decode", "parse_time"},
+    "analyzer.unknowns.masking": {"clean", "strip_prefix"},
+    "analyzer.unknowns.suggest": {"clean", "strip_prefix"},
+}
+_READERS = {"clean", "strip_prefix", "parse_time", "has_year", "decode"}
+_IDENTITY_FIELDS = {"rank", "host", "identity", "local_rank"}
+
+
+def _stage(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 else ""
+
+
+def _calls(tree: ast.AST) -> list[ast.Call]:
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+
+
+def _name(call: ast.Call) -> str:
+    f = call.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+
+
+def identity_writes(source: str) -> list[int]:
+    """Lines that write who a hit is about: `replace(x, rank=...)` and friends, and an
+    `Identity(...)` made."""
+    out = []
+    for call in _calls(ast.parse(source)):
+        name = _name(call)
+        keys = {k.arg for k in call.keywords}
+        if name == "Identity" or (name == "replace" and keys & _IDENTITY_FIELDS):
+            out.append(call.lineno)
+    return out
+
+
+def line_readers(source: str) -> set[str]:
+    """The reader's functions a module imports from analyzer.read.lines."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").endswith("read.lines"):
+            found |= {a.name for a in node.names} & _READERS
+    return found
+
+
+def _modules() -> list[tuple[str, str]]:
+    return [(_module(p), p.read_text(encoding="utf-8")) for p in sorted(PACKAGE.rglob("*.py"))]
+
+
+def test_only_the_job_model_and_the_reader_write_who_a_line_is_about() -> None:
+    bad = [
+        f"{m}:{line}"
+        for m, src in _modules()
+        if _stage(m) not in _WRITES_IDENTITY
+        for line in identity_writes(src)
+    ]
+    assert bad == []
+
+
+def test_only_the_reader_reads_lines() -> None:
+    found = {
+        m: readers
+        for m, src in _modules()
+        if _stage(m) not in _READS_LINES and (readers := line_readers(src))
+    }
+    assert found == _STILL_READING
+
+
+def test_the_source_checks_can_fail() -> None:
+    assert identity_writes("x = replace(hit, rank=3)\ny = Identity(1, None, 'h', None)") == [1, 2]
+    assert identity_writes("x = replace(stall, reason='together')") == []
+    src = "from ..read.lines import clean, TEXT_CAP\nfrom ..read.lines import parse_time"
+    assert line_readers(src) == {"clean", "parse_time"}

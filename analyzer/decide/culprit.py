@@ -19,8 +19,9 @@ from typing import Literal
 
 from ..job import stacks
 from ..job.correlate import ROLE_RANK, Evidence, time_key
+from ..job.model import placed
 from ..job.timeline import Busy, Stall, same_process
-from ..types import Hit, Identity, Reported, Spread
+from ..types import Hit, Reported, Spread
 
 # teardown signals a launcher sends to the survivors (SIGTERM, SIGINT, SIGHUP)
 _TEARDOWN_EXITS = frozenset({-15, -2, -1, 143, 130, 129})
@@ -192,7 +193,7 @@ def _rule_located(walk: Walk) -> Culprit | None:
         return None
     echo = _next_report(root, hits) or _sole_report(root, hits)
     if echo is not None:
-        walk.root = _with_rank(root, echo.rank, root.host or echo.host)
+        walk.root = placed(root, echo.rank, root.host or echo.host)
         walk.rule = "located"
     return None
 
@@ -260,7 +261,7 @@ def _rule_node_rank(walk: Walk) -> Culprit | None:
     struck = _node_rank(root, walk.ev.candidates)
     if struck is None:
         return None
-    return Culprit(_with_rank(root, struck.rank, root.host or struck.host), None, "node-rank")
+    return Culprit(placed(root, struck.rank, root.host or struck.host), None, "node-rank")
 
 
 def _rule_named(walk: Walk) -> Culprit | None:
@@ -330,7 +331,7 @@ def _node_line(root: Hit, hits: list[Hit]) -> Hit | None:
         if _echoes(root, node):
             if node.host is not None:
                 return node
-            return _with_rank(node, node.rank if node.rank is not None else root.rank, root.host)
+            return placed(node, node.rank if node.rank is not None else root.rank, root.host)
     return None
 
 
@@ -406,9 +407,9 @@ def _named(root: Hit, ev: Evidence) -> Hit | None:
     knows for it."""
     named = root.captures.get("culprit_rank", "")
     if named.isdigit():
-        return _blamed(root, int(named), ev)
+        return ev.job.blamed(root, int(named))
     rank = _located(root, ev)
-    return _blamed(root, rank, ev) if rank is not None else None
+    return ev.job.blamed(root, rank) if rank is not None else None
 
 
 def _located(hit: Hit, ev: Evidence) -> int | None:
@@ -419,13 +420,6 @@ def _located(hit: Hit, ev: Evidence) -> int | None:
         return None
     device = hit.captures.get("location_device")
     return ev.job.located(f"{location}/{device}" if device else location)
-
-
-def _blamed(hit: Hit, rank: int, ev: Evidence) -> Hit:
-    """`hit` as evidence against `rank`, which it names: that rank's host and device."""
-    host = ev.job.rank_host.get(rank)
-    device = ev.job.rank_device.get(rank) or None
-    return replace(hit, rank=rank, host=host, identity=Identity(rank, None, host, device))
 
 
 # the categories of a wait that names the rank waited for (a notify wait, a socket or
@@ -483,7 +477,7 @@ def _waited_for(root: Hit, hits: list[Hit], ev: Evidence) -> Hit | None:
     if own:
         return own[0]
     naming = next(h for h in hits if end in _waited_on(h, ev))
-    return _blamed(naming, end, ev)
+    return ev.job.blamed(naming, end)
 
 
 def _stall(ev: Evidence, hits: list[Hit]) -> Stall | None:
@@ -800,10 +794,6 @@ def _echoes(line: Hit, node: Hit) -> bool:
         and line.signature.family in _DEVICE_ECHOES
         and line.signature.category != "network_fault"  # a link's own error says more
     )
-
-
-def _with_rank(hit: Hit, rank: int | None, host: str | None = None) -> Hit:
-    return replace(hit, rank=rank, host=host or hit.host)
 
 
 def spread(ev: Evidence, hits: list[Hit], root: Hit | None) -> Spread | None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from functools import partial
 from pathlib import PurePath
 from typing import Any
@@ -253,21 +252,20 @@ def _stall_root(stall: Stall, lang: str, ev: Evidence) -> tuple[RootCause, str]:
         if stall.reason == "silent"
         else f"last progress (step {step}); {minutes:.0f} min without progress"
     )
-    root = _progress_root(last, message)
-    if stall.reason == "together":  # the line is every rank's; no rank is shown to hang
-        root = replace(root, rank=None, host=None)
-    return root, summary
+    # "together": the line is every rank's; no rank is shown to hang
+    return _progress_root(last, message, named=stall.reason != "together"), summary
 
 
-def _progress_root(last: Hit, message: str) -> RootCause:
+def _progress_root(last: Hit, message: str, named: bool = True) -> RootCause:
     """A progress line cited as the root cause: where a rank stopped, or what it was busy
-    with."""
+    with; `named`: the line's rank and host are the culprit's (not so when every rank
+    stopped at the same step)."""
     return RootCause(
         file=last.file,
         line=last.line,
         offset=last.offset,
-        rank=last.rank,
-        host=last.host,
+        rank=last.rank if named else None,
+        host=last.host if named else None,
         time=last.time.iso() if last.time else None,
         signature=None,
         text=last.text,

@@ -20,10 +20,10 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..rules.formats import Fields, host_ranks, ranks_list
-from ..types import Identity, Who
+from ..types import Hit, Identity, Who
 
 _MAX_RECORDS = 20_000
 _BLOCK_GAP = 12  # lines between two lines of one fact block (a failure table)
@@ -528,6 +528,15 @@ class JobModel:
             return self.rank_host.get(int(rank))
         return None
 
+    def blamed(self, hit: Hit, rank: int) -> Hit:
+        """`hit` as evidence against `rank`, which it names (a culprit rule's reading:
+        monitored_barrier's `Rank 5 failed to pass`): that rank's host and device, as
+        this model knows them. Here, not in the rules, so that the job model stays the
+        one writer of who a line is about."""
+        host = self.rank_host.get(rank)
+        device = self.rank_device.get(rank) or None
+        return replace(hit, rank=rank, host=host, identity=Identity(rank, None, host, device))
+
     def located(self, location: str) -> int | None:
         """The rank HCCL names by its server address and device id (`Cluster Exception
         Location[IP/ID]:[10.0.0.2/3]`, `serverId[10.0.0.2], deviceId[3]` read as
@@ -649,3 +658,10 @@ class JobModel:
         if rec is None:
             self._cache[key] = ident
         return ident
+
+
+def placed(hit: Hit, rank: int | None, host: str | None = None) -> Hit:
+    """`hit` placed on the rank (and host) of the line it echoes, for a line that names
+    none itself (a culprit rule's reading: slurmstepd's OOM event and the one rank's
+    SIGKILL; a kernel Xid and the CUDA error of the rank on that node)."""
+    return replace(hit, rank=rank, host=host or hit.host)
