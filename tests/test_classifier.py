@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from analyzer import analyze
+from analyzer.read.lines import message_of
 from analyzer.unknowns import classifier
 from analyzer.unknowns.classifier import Model, region_text
 
@@ -24,7 +25,7 @@ def _small_corpus() -> tuple[list[str], list[str]]:
     for sources in sorted((ROOT / "corpora" / "failures").glob("*/SOURCES.yaml")):
         for log in sorted(sources.parent.glob("*.log"))[:4]:
             lines = log.read_text(encoding="utf-8").splitlines()
-            texts.append(region_text(lines[-40:]))
+            texts.append(region_text([message_of(x) for x in lines[-40:]]))
             labels.append(sources.parent.name)
     return texts, labels
 

@@ -66,6 +66,7 @@ stamps = st.sampled_from(
         "Nov 29 10:00:01",
         "[12345.678901]",
         "1764410401.5",
+        "CRITICAL 05-12 10:00:01",
         "10:00:01",
         "",
     ]
@@ -76,10 +77,13 @@ stamps = st.sampled_from(
 def test_the_clock_first_search_finds_what_the_full_search_finds(
     before: str, stamp: str, after: str
 ) -> None:
-    from analyzer.read.lines import _TS, _TS_WINDOW, _stamp
+    from analyzer.rules.formats import _TS_WINDOW, _stamp, builtin
 
+    compiled = builtin()._stamps
+    assert compiled is not None
+    rx = compiled[0]
     for text in (before[:30] + stamp + after, stamp + after, before + stamp):
-        full, fast = _TS.search(text, 0, _TS_WINDOW), _stamp(text)
+        full, fast = rx.search(text, 0, _TS_WINDOW), _stamp(rx, text)
         assert (full and (full.span(), full.group(0))) == (fast and (fast.span(), fast.group(0)))
 
 

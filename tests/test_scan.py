@@ -344,10 +344,11 @@ def test_a_run_of_error_lines_is_kept_as_adding_each_keeps_it() -> None:
     """Counted copies' error lines go in as runs (StreamScanner._flush): only the ones a
     file keeps are made, and the file's head, tail and count are what one add per line
     gives, wherever the run falls."""
-    from analyzer.unknowns.region import ErrorLine, ErrorLines
+    from analyzer.read.errors import ErrorLine
+    from analyzer.unknowns.region import ErrorLines
 
     def line(n: int) -> ErrorLine:
-        return ErrorLine("f", n, None, f"warning {n}", False)
+        return ErrorLine.of("f", n, None, f"warning {n}", False)
 
     for before in (0, 5, 19, 20, 70):
         for count in (0, 1, 15, 40, 41, 300):

@@ -33,6 +33,7 @@ import yaml
 
 from analyzer.analysis import Analyzer, Settings
 from analyzer.decide.verdict import model_region
+from analyzer.read.lines import message_of
 from analyzer.rules.signatures import PatternSet, load_patterns
 from analyzer.unknowns.classifier import FORMAT, MODEL_PATH, TOKEN, region_text
 
@@ -57,7 +58,7 @@ def _region(paths: list[str], patterns: PatternSet) -> str:
     job = Analyzer(Settings(patterns=patterns, model=False))
     job.read_paths(paths)
     region, _ = model_region(job.errors, job.evidence())
-    return region_text([x.text for x in region])
+    return region_text([x.message for x in region])
 
 
 def documents() -> list[Doc]:
@@ -77,7 +78,11 @@ def documents() -> list[Doc]:
     for sig in load_patterns().signatures:
         positives = [ex["log"] for ex in sig.examples if ex["match"]]
         if sig.role == "cause" and sig.category != "unknown" and positives:
-            docs.append(Doc(region_text(positives), sig.category, CATALOGUE, sig.id))
+            docs.append(
+                Doc(
+                    region_text([message_of(p) for p in positives]), sig.category, CATALOGUE, sig.id
+                )
+            )
     return [d for d in docs if d.text]
 
 

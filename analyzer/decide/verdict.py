@@ -19,6 +19,7 @@ from ..job import stacks
 from ..job.correlate import ROLE_RANK, SEVERITY_RANK, Evidence, template
 from ..job.model import JobModel
 from ..job.timeline import STEP_IN_PATH, Busy, Stall
+from ..read.errors import ErrorLine
 from ..rules.cascade import Rule, explain
 from ..rules.taxonomy import CATEGORIES, NONE, category_name
 from ..types import (
@@ -33,7 +34,7 @@ from ..types import (
     Verdict,
 )
 from ..unknowns.classifier import Model
-from ..unknowns.region import ErrorLine, ErrorLines, error_looking, harmless, warning_only
+from ..unknowns.region import ErrorLines, error_looking, harmless, warning_only
 from .culprit import Culprit, Lag, chains, choose, deciding, spread
 
 MAX_FINDINGS = 200
@@ -417,7 +418,7 @@ def _ask_model(
     region, after = model_region(errors, ev)
     if model is None or not region:
         return None
-    pred = model.predict([x.text for x in region])
+    pred = model.predict([x.message for x in region])
     # A hang is measured, not read: where the timeline had steps to judge and found no
     # stall, a model's "hang" (from words like "gpu util 0%") is overruled, unless the
     # caller knows the job failed: then logs that end without a cause, read as idle
@@ -430,7 +431,9 @@ def _ask_model(
         and pred.probability >= MODEL_THRESHOLD
         and not measured
     )
-    line = region[model.strongest_line([x.text for x in region], pred.category)] if sure else None
+    line = (
+        region[model.strongest_line([x.message for x in region], pred.category)] if sure else None
+    )
     # the line it would cite must state a failure (analyzer.unknowns.region): never one that calls
     # itself harmless or that a signature knows as context; a warning, or a last line that
     # does not look like an error at all, only when the caller knows the job failed

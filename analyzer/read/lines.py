@@ -64,6 +64,13 @@ def strip_prefix(text: str, formats: Formats | None = None) -> Message:
     return Message(rest, found)
 
 
+def message_of(raw: str, formats: Formats | None = None) -> str:
+    """A raw line's message as the signatures see its last segment: ANSI escapes gone,
+    tqdm's redraws split (the last one speaks), launcher prefixes removed."""
+    segments = clean(raw)
+    return strip_prefix(segments[-1] if segments else "", formats).text
+
+
 # --- timestamps ---------------------------------------------------------------------
 
 

@@ -25,7 +25,8 @@ from ..job.model import who_of
 from ..rules.formats import Fields, Formats
 from ..rules.matcher import Matcher
 from ..types import DATA_ROLES, SERIES, Hit, LogTime, Signature, Who
-from ..unknowns.region import LAST_LINES, ErrorLine, ErrorLines, Unread
+from ..unknowns.region import LAST_LINES, ErrorLines
+from .errors import ErrorLine, Unread
 from .lines import (
     SHOWN_BYTES,
     TEXT_CAP,
@@ -787,7 +788,8 @@ class StreamScanner:
             if raw.strip():
                 text = shown(decode(raw[: _LAST_TEXT + TEXT_CAP]), self._redact, _LAST_TEXT)
                 when = parse_time(text, self.year.year, self.formats)
-                out.append(ErrorLine(stream.name, last - (len(pieces) - 1 - k), when, text, False))
+                number = last - (len(pieces) - 1 - k)
+                out.append(ErrorLine.of(stream.name, number, when, text, False))
                 if len(out) == LAST_LINES:
                     break
         out.reverse()

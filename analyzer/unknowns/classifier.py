@@ -34,9 +34,9 @@ _TOKEN = re.compile(TOKEN)
 _SPACES = re.compile(r"\s\s+")
 
 
-def region_text(lines: Sequence[str]) -> str:
-    """What the model reads: the region's lines, masked, one per line."""
-    return "\n".join(mask(x) for x in lines)
+def region_text(messages: Sequence[str]) -> str:
+    """What the model reads: the messages of the region's lines, masked, one per line."""
+    return "\n".join(mask(x) for x in messages)
 
 
 def _word_ngrams(text: str, lo: int, hi: int) -> list[str]:
@@ -124,18 +124,19 @@ class Model:
         total = sum(exp)
         return [e / total for e in exp]
 
-    def predict(self, lines: Sequence[str]) -> Prediction:
-        probs = self.probabilities(region_text(lines))
+    def predict(self, messages: Sequence[str]) -> Prediction:
+        """The category of a failure region, given its lines' messages."""
+        probs = self.probabilities(region_text(messages))
         ranked = sorted(zip(self.classes, probs, strict=True), key=lambda cp: -cp[1])
         (best, p), rest = ranked[0], ranked[1:4]
         return Prediction(best, p, tuple((c, round(q, 4)) for c, q in rest))
 
-    def strongest_line(self, lines: Sequence[str], category: str) -> int:
+    def strongest_line(self, messages: Sequence[str], category: str) -> int:
         """The index of the line that alone argues most for `category`: the evidence to
         show a person, since a model's verdict must still point at a line."""
         k = self.classes.index(category)
-        scores = [self.decision(mask(x))[k] for x in lines]
-        return max(range(len(lines)), key=lambda i: (scores[i], i))
+        scores = [self.decision(mask(x))[k] for x in messages]
+        return max(range(len(messages)), key=lambda i: (scores[i], i))
 
 
 def _floats(b64: str) -> array[float]:

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import re
 
-from ..read.lines import clean, strip_prefix
-
 # Order matters: wider forms first, so a path's digits are not masked one by one.
 _RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}\b"), "<ID>"),
@@ -28,10 +26,10 @@ _SPACE = re.compile(r"\s+")
 _KEPT = 400  # characters kept per masked line: the head of a line says what it is
 
 
-def mask(line: str) -> str:
-    """One raw log line -> its masked message (prefix, ANSI and timestamps gone)."""
-    segments = list(clean(line))
-    text = strip_prefix(segments[-1] if segments else "").text[:2000]
+def mask(message: str) -> str:
+    """A line's message (analyzer.read.lines.message_of: prefixes, ANSI and redraws
+    gone) -> its variable parts masked."""
+    text = message[:2000]
     for rx, repl in _RULES:
         text = rx.sub(repl, text)
     return _SPACE.sub(" ", text).strip()[:_KEPT]

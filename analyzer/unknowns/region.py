@@ -18,9 +18,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..read.lines import SHOWN_BYTES, TEXT_CAP, decode, parse_time
-from ..read.redact import shown
-from ..types import LogTime
+from ..read.errors import ErrorLine, Unread
 
 # One automaton pattern for "this line looks like an error". Broad on purpose: these
 # lines are only kept (bounded), never turned into findings on their own.
@@ -91,46 +89,6 @@ _PER_FILE_TAIL = 40
 LAST_LINES = 20  # a file's last non-empty lines, kept whatever they say
 _MAX_FILES = 4096
 REGION_LINES = 120
-
-
-@dataclass(frozen=True)
-class ErrorLine:
-    file: str
-    line: int
-    time: LogTime | None
-    text: str
-    matched: bool  # a signature (progress included) matched it
-
-
-# Bytes of a line kept unread: a longer one is read at once (it is rare, and its first
-# TEXT_CAP characters could not be told from a cut of its bytes).
-_UNREAD_CAP = 4 * TEXT_CAP
-
-
-@dataclass(frozen=True)
-class Unread:
-    """An error-looking line as its bytes: decoded, redacted and timed only if it is
-    kept. A file's tail holds its last 40 such lines; most lines added are pushed out
-    unread, and a repeated warning costs a tuple, not a decode, a redaction and a
-    timestamp parse."""
-
-    file: str
-    line: int
-    raw: bytes
-    year: int  # for timestamps without one, as the scan knew it then
-    matched: bool
-    redacted: bool
-
-    def read(self) -> ErrorLine:
-        text = shown(decode(self.raw[:SHOWN_BYTES]), self.redacted)
-        return ErrorLine(self.file, self.line, parse_time(text, self.year), text, self.matched)
-
-    @classmethod
-    def of(
-        cls, file: str, line: int, raw: bytes, year: int, matched: bool, redacted: bool
-    ) -> Unread | ErrorLine:
-        unread = cls(file, line, raw, year, matched, redacted)
-        return unread if len(raw) <= _UNREAD_CAP else unread.read()
 
 
 def _read(x: ErrorLine | Unread) -> ErrorLine:

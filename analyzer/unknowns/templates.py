@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from ..read.lines import message_of
 from .masking import mask
 
 WILDCARD = "<*>"
@@ -168,7 +169,7 @@ def mine(
     job_ids: dict[str, int] = {}
 
     for job_id, raw in lines:
-        tokens = mask(raw).split()
+        tokens = mask(message_of(raw)).split()
         if not tokens:
             continue
         keys = _line_keys(tokens)
