@@ -267,7 +267,9 @@ class Analyzer:
             if flight.sniff(data[:4096]):
                 self._dumps[name] = bytearray(data[: flight.MAX_BYTES + 1])
                 return
-            stream = Stream(name, io.BytesIO(), path_who(name))  # fed by the caller, never read
+            stream = Stream(
+                name, io.BytesIO(), path_who(name, self.matcher.formats)
+            )  # fed by the caller, never read
             index = self._next_stream()
             self.builder.names[index] = name
             feed = self._feeds[name] = self.scanner.open(stream, index)
@@ -281,7 +283,7 @@ class Analyzer:
         """Stream `name` ended: its last line counts without a newline."""
         dump = self._dumps.pop(name, None)
         if dump is not None:
-            self.read_dump(name, bytes(dump), path_who(name).path_rank)
+            self.read_dump(name, bytes(dump), path_who(name, self.matcher.formats).path_rank)
         feed = self._feeds.pop(name, None)
         if feed is not None:
             feed.close()
@@ -304,6 +306,8 @@ class Analyzer:
                     self.reading.unread += 1  # at least this one; opening the rest costs more
                     return
                 for stream in open_unit(unit, self.reading.notes, stop_at):
+                    # what its path says, by the job's path shapes (the user's too)
+                    stream = replace(stream, who=path_who(stream.name, self.matcher.formats))
                     index = self._next_stream()
                     self.builder.names[index] = stream.name  # a file of the job, hits or not
                     if stream.dump:
@@ -361,7 +365,7 @@ class Analyzer:
             lines.setdefault(item.dump, []).append(item.line)
         for name, texts in lines.items():
             data = ("\n".join(texts) + "\n").encode()
-            stream = Stream(name, io.BytesIO(data), path_who(name))
+            stream = Stream(name, io.BytesIO(data), path_who(name, self.matcher.formats))
             index = self._next_stream()
             self.builder.names[index] = name
             self.scanner.scan(stream, index)
@@ -377,7 +381,7 @@ class Analyzer:
         path = Path(unit.path)
         self.builder.names[0] = unit.name
         with path.open("rb") as f:
-            stream = Stream(unit.name, f, path_who(unit.name), path, end)
+            stream = Stream(unit.name, f, path_who(unit.name, self.matcher.formats), path, end)
             return self.scanner.scan_part(stream, 0, start, end, last)
 
     def read_paths(self, paths: Sequence[str], stop_at: float | None = None, tail: int = 0) -> None:

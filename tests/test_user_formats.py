@@ -140,3 +140,32 @@ def test_vllm_stamps_are_read(tmp_path: Path) -> None:
     v = analyze(logs, Settings(model=False))
     assert v.category == "device_oom" and v.root_cause is not None
     assert v.root_cause.time == "2026-05-12T10:00:09.000"
+
+
+USER_PATHS = """\
+paths:
+  - id: site-worker-file
+    what: "our scheduler's per-rank files: w07.out is global rank 7"
+    regex: '(?:^|/)w(?P<rank>\\d{2,5})\\.out$'
+    examples:
+      - path: "job-1/w07.out"
+        fields: {rank: "07"}
+    negatives:
+      - "job-1/wrapper.out"
+"""
+
+
+def test_a_path_shape_is_one_yaml_entry(tmp_path: Path) -> None:
+    """A layout no built-in path shape reads (rank files named w07.out) is taught by one
+    `paths:` entry in the user's formats.yaml: the failing rank is then named."""
+    oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
+    logs = write_bundle(
+        tmp_path / "logs", {"w06.out": ["step 1 loss 1.0"], "w07.out": ["step 1 loss 1.0", oom]}
+    )
+    patterns = tmp_path / "patterns"
+    patterns.mkdir()
+    (patterns / "formats.yaml").write_text(USER_PATHS, encoding="utf-8")
+    plain = analyze(logs, Settings(model=False))
+    taught = analyze(logs, Settings(model=False, patterns=(str(patterns),)))
+    assert plain.root_cause is not None and plain.root_cause.rank is None
+    assert taught.root_cause is not None and taught.root_cause.rank == 7

@@ -22,7 +22,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
-from ..rules.formats import Fields, host_ranks, ranks_list
+from ..rules.formats import Fields, Formats, host_ranks, ranks_list
+from ..rules.formats import builtin as builtin_formats
 from ..types import Hit, Identity, Who
 
 _MAX_RECORDS = 20_000
@@ -70,11 +71,6 @@ def normal_busid(text: str | None) -> str | None:
 
 # --- paths ------------------------------------------------------------------------
 
-_PATH_LOCAL = re.compile(r"attempt_\d+/(\d+)/(?:stdout|stderr|error)\.(?:log|json)$")
-_PATH_RANK = re.compile(r"(?:^|[/_.\-])(?:rank|proc|process)[_\-]?(\d+)(?=[/_.\-]|$)", re.I)
-# a folder (CANN's debug/device-3/) or a file named for the device alone: CANN's own device
-# log files are device-PID_TIMESTAMP.log, a pid, not a device
-_PATH_DEVICE = re.compile(r"(?:^|/)device[_\-](\d+)(?=/|\.(?:log|txt)$|$)", re.I)
 # Host-shaped path components: explicit host/node names with a digit, pod names of
 # PyTorchJob/MPIJob/Volcano (`job-worker-3`, `job-master-0`, `job-launcher-x7`),
 # `worker-N` (a node: a pod, an Ascend worker), IPv4 addresses, and kernel-log names
@@ -99,34 +95,37 @@ _NOT_HOST = re.compile(
 )
 
 
-def path_who(name: str) -> Who:
+def path_who(name: str, formats: Formats | None = None) -> Who:
     """What a file's path says: a rank (rank_3.log), a local rank (attempt_0/3/), an
-    NPU id (device-3/). `worker-N` is a node, not a rank (hosts: `path_hosts`)."""
-    posix = name.replace("\\", "/").replace("!", "/")
-    local = _PATH_LOCAL.search(posix)
-    ranks = _PATH_RANK.findall(posix)
-    dev = _PATH_DEVICE.findall(posix)
+    NPU id (device-3/), by the path shapes of `formats` (patterns/formats/formats.yaml,
+    `paths:`; default the built-in ones). `worker-N` is a node, not a rank (hosts:
+    `path_hosts`)."""
+    said = (formats or builtin_formats()).path_fields(_posix(name))
+    local, ranks, devices = said.get("local_rank"), said.get("rank"), said.get("device")
     return Who(
         path_rank=int(ranks[-1]) if ranks and not local else None,
-        path_local=int(local.group(1)) if local else None,
-        path_device=dev[-1] if dev else None,
+        path_local=int(local[-1]) if local else None,
+        path_device=devices[-1] if devices else None,
     )
 
 
-# an attempt's folder: torchrun's --log-dir (<run>/attempt_N/), ha-run's attempt_N/
-_PATH_ATTEMPT = re.compile(r"(?:^|/)(?:attempt|restart)[_-]?(\d{1,6})(?:/|$)", re.IGNORECASE)
-
-
-def path_attempts(name: str) -> tuple[int, ...]:
+def path_attempts(name: str, formats: Formats | None = None) -> tuple[int, ...]:
     """The attempts a path's folders name, outermost first: a controller's
     `attempt_1/` around torchrun's own `attempt_0/` is (1, 0), after every file of
     `attempt_0/` (0, 0) and before `attempt_1/.../attempt_1/`; () when none."""
-    return tuple(map(int, _PATH_ATTEMPT.findall(name.replace("\\", "/").replace("!", "/"))))
+    said = (formats or builtin_formats()).path_fields(_posix(name))
+    return tuple(map(int, said.get("attempt", ())))
+
+
+def _posix(name: str) -> str:
+    """A bundle's name for a file as a `/`-separated path (a Windows path, an archive
+    member's `archive!member`)."""
+    return name.replace("\\", "/").replace("!", "/")
 
 
 def path_hosts(name: str) -> list[str]:
     """Candidate hosts a path names, innermost first."""
-    posix = name.replace("\\", "/").replace("!", "/")
+    posix = _posix(name)
     parts = [p for p in posix.split("/") if p]
     if posix.startswith("/"):  # a file named by its absolute path: /tmp/u123/... say nothing
         parts = parts[-2:]

@@ -163,7 +163,7 @@ class Watcher:
             return
         f.seek(0)
         data = f.read(flight.MAX_BYTES + 1)
-        self.job.read_dump(unit.name, data, path_who(unit.name).path_rank)
+        self.job.read_dump(unit.name, data, path_who(unit.name, self.job.matcher.formats).path_rank)
         followed.offset = size
         self._fresh = True
 

@@ -51,7 +51,9 @@ FIELDS = frozenset(
 TIME_FIELDS = frozenset({"Y", "M", "D", "Mon", "h", "m", "s", "f", "ms", "us", "z", "up", "ep"})
 _TIME_HELPERS = frozenset({"sep"})
 _MONTHS = {m: i for i, m in enumerate(calendar.month_abbr) if m}
-_KINDS = ("prefixes", "claims", "facts", "timestamps")
+# the fields a path shape may name (`paths:`): who wrote a file, by its path
+PATH_FIELDS = frozenset({"rank", "local_rank", "device", "attempt"})
+_KINDS = ("prefixes", "claims", "facts", "timestamps", "paths")
 _ENTRY_KEYS = frozenset({"id", "what", "regex", "block", "literals", "examples", "negatives"})
 # How far into a step line a rank claim is looked for (bytes): they come first.
 _CLAIM_WINDOW = 160
@@ -63,7 +65,7 @@ class Format:
     """One compiled entry of a formats file."""
 
     id: str
-    kind: str  # "prefixes" | "claims" | "facts" | "timestamps"
+    kind: str  # "prefixes" | "claims" | "facts" | "timestamps" | "paths"
     regex: str
     compiled: re.Pattern[str]
     block: str | None
@@ -84,6 +86,7 @@ class Formats:
     claims: tuple[Format, ...]
     facts: tuple[Format, ...]
     timestamps: tuple[Format, ...] = ()
+    paths: tuple[Format, ...] = ()
 
     @cached_property
     def _alternation(self) -> tuple[str, dict[str, str]] | None:
@@ -178,6 +181,30 @@ class Formats:
         found = self.stamp(text)
         return None if found is None or "Y" not in found[1] else int(found[1]["Y"])
 
+    @cached_property
+    def _path_memo(self) -> dict[str, dict[str, tuple[str, ...]]]:
+        return {}
+
+    def path_fields(self, path: str) -> dict[str, tuple[str, ...]]:
+        """What a path says of who wrote its file: per field, every value its shapes
+        find, outermost first (`attempt` uses them all; the other fields their last,
+        the innermost). Memoised: a path is asked per hit by the readiness rules."""
+        memo = self._path_memo
+        found = memo.get(path)
+        if found is not None:
+            return found
+        spans: dict[str, list[tuple[int, str]]] = {}
+        for shape in self.paths:
+            for m in shape.compiled.finditer(path):
+                for k, v in m.groupdict().items():
+                    if v is not None:
+                        spans.setdefault(k, []).append((m.start(k), v))
+        found = {k: tuple(v for _, v in sorted(s)) for k, s in spans.items()}
+        if len(memo) >= _PATH_MEMO:
+            memo.clear()
+        memo[path] = found
+        return found
+
     def key(self, block: bytes, start: int) -> bytes:
         """What the prefixes at `start` of a block name, and the global rank the message
         claims (`[rank 5] step 812`), as bytes (b"" if nothing): the key by which a merged
@@ -259,7 +286,13 @@ def _entry(raw: Any, kind: str, where: str, trusted: bool) -> Format:
         compiled = re.compile(rx)
     except re.error as e:
         raise PatternError(f"{here}: regex: {e}") from None
-    known = TIME_FIELDS | _TIME_HELPERS if kind == "timestamps" else FIELDS
+    known = (
+        TIME_FIELDS | _TIME_HELPERS
+        if kind == "timestamps"
+        else PATH_FIELDS
+        if kind == "paths"
+        else FIELDS
+    )
     bad = sorted(set(compiled.groupindex) - known)
     if bad:
         raise PatternError(
@@ -278,9 +311,10 @@ def _entry(raw: Any, kind: str, where: str, trusted: bool) -> Format:
     examples = raw.get("examples") or []
     if not isinstance(examples, list) or not examples:
         raise PatternError(f"{here}: examples: at least one real example line is required")
+    sample = "path" if kind == "paths" else "line"
     for ex in examples:
-        if not isinstance(ex, dict) or not isinstance(ex.get("line"), str):
-            raise PatternError(f"{here}: examples: each is {{line: ..., fields: {{...}}}}")
+        if not isinstance(ex, dict) or not isinstance(ex.get(sample), str):
+            raise PatternError(f"{here}: examples: each is {{{sample}: ..., fields: {{...}}}}")
         if kind == "timestamps" and not isinstance(ex.get("time"), str):
             raise PatternError(f"{here}: examples: each is {{line: ..., time: ISO or +seconds}}")
     negatives = raw.get("negatives") or []
@@ -293,7 +327,7 @@ def _entry(raw: Any, kind: str, where: str, trusted: bool) -> Format:
     if not isinstance(literals, list) or not all(isinstance(x, str) and x for x in literals):
         raise PatternError(f"{here}: literals: a list of non-empty strings")
     for ex in examples:
-        if literals and ex.get("fields") and not any(x in ex["line"] for x in literals):
+        if literals and ex.get("fields") and not any(x in ex[sample] for x in literals):
             raise PatternError(f"{here}: literals: none is in the example {ex['line']!r}")
     return Format(
         fid,
@@ -347,6 +381,7 @@ def load(files: tuple[Path, ...]) -> Formats:
         tuple(merged["claims"]),
         tuple(merged["facts"]),
         tuple(merged["timestamps"]),
+        tuple(merged["paths"]),
     )
 
 
@@ -374,6 +409,17 @@ def run_examples(formats: Formats) -> tuple[int, list[str]]:
             found = formats.stamp(neg)
             if found is not None and found[0] == i and _log_time(found[1], _EXAMPLE_YEAR):
                 failures.append(f"{fmt.id}: {neg!r}: gives a time but should not")
+    for fmt in formats.paths:
+        for ex in fmt.examples:
+            checked += 1
+            says = {k: ",".join(v) for k, v in formats.path_fields(ex["path"]).items()}
+            want = {k: str(v) for k, v in (ex.get("fields") or {}).items()}
+            if says != want:
+                failures.append(f"{fmt.id}: {ex['path']!r}: fields {says}, expected {want}")
+        for neg in fmt.negatives:
+            checked += 1
+            if fmt.compiled.search(neg):
+                failures.append(f"{fmt.id}: {neg!r}: matches but should not")
     for fmt in (*formats.prefixes, *formats.claims, *formats.facts):
         for ex in fmt.examples:
             checked += 1
@@ -415,6 +461,8 @@ def host_ranks(text: str) -> dict[str, list[int]]:
     }
 
 
+# paths remembered per Formats (each is asked per hit by the readiness rules)
+_PATH_MEMO = 65536
 # The year a year-less example is read in (patterns test, the suite)
 _EXAMPLE_YEAR = 2026
 # Only the first part of a line is searched: timestamps sit in the header.
