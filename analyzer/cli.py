@@ -24,6 +24,7 @@ import click
 from .analysis import Analyzer, Settings, analyze
 from .job.timeline import HANG_FACTOR, HANG_MIN_GAP
 from .rules.automaton import available_engines
+from .rules.formats import run_examples as run_format_examples
 from .rules.matcher import run_examples
 from .rules.signatures import load_patterns
 from .rules.taxonomy import CATEGORIES
@@ -503,6 +504,15 @@ def patterns_test(directory: str | None, engine: str | None) -> None:
         n, bad = len(matcher.signatures), len({f.signature for f in failures})
         click.echo(f"{n - bad} passed, {bad} failed ({checked} examples, engine {name})")
         failed = failed or bool(bad)
+        formats = matcher.formats
+    if not failed:  # the formats (prefixes, claims, facts, timestamps, paths): no engine
+        checked, problems = run_format_examples(formats)
+        for problem in problems:
+            click.echo(click.style("FAIL ", fg="red") + problem)
+        kinds = (formats.prefixes, formats.claims, formats.facts, formats.timestamps)
+        entries = sum(map(len, kinds)) + len(formats.paths)
+        click.echo(f"formats: {entries} entries, {checked} examples, {len(problems)} failed")
+        failed = bool(problems)
     if failed:
         sys.exit(1)
 

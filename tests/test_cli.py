@@ -158,6 +158,28 @@ def test_patterns_test_passes_builtins_and_fails_a_broken_user_folder(tmp_path: 
     assert "1 failed" in out
 
 
+def test_patterns_test_runs_the_examples_of_every_format_kind(tmp_path: Path) -> None:
+    """A user folder's formats.yaml (a timestamp form whose example states the wrong
+    time) fails `patterns test`; the built-in formats' examples pass."""
+    code, out, _ = invoke("patterns", "test")
+    assert code == 0 and "formats: " in out and ", 0 failed" in out.splitlines()[-1]
+    mine = tmp_path / "p"
+    mine.mkdir()
+    (mine / "formats.yaml").write_text(
+        "timestamps:\n"
+        "  - id: dotted-date\n"
+        "    what: '[DD.MM.YYYY HH:MM:SS]'\n"
+        "    regex: '\\[(?P<D>\\d\\d)\\.(?P<M>\\d\\d)\\.(?P<Y>\\d{4}) "
+        "(?P<h>\\d\\d):(?P<m>\\d\\d):(?P<s>\\d\\d)\\]'\n"
+        "    examples:\n"
+        "      - {line: '[29.11.2026 10:00:07] step 7', time: '2026-11-29T10:00:08.000'}\n",
+        encoding="utf-8",
+    )
+    code, out, _ = invoke("patterns", "test", str(mine))
+    assert code == 1
+    assert "dotted-date: '[29.11.2026 10:00:07] step 7': time 2026-11-29T10:00:07.000" in out
+
+
 def test_console_script_runs_as_a_process(job: Path) -> None:
     r = subprocess.run(
         [
