@@ -23,7 +23,9 @@ from analyzer import analyze
 from analyzer.ops.policy import EXIT_NONE, EXIT_PERMANENT
 from analyzer.ops.torchrun import _with_logs, flight_env
 
-pytestmark = pytest.mark.slow  # real jobs: slow, scheduled first (conftest)
+# real torchrun jobs: slow, scheduled first (conftest), and one at a time on one worker
+# (the "real-jobs" group): two at once on two cores starve each other's timeouts
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("real-jobs")]
 
 pytest.importorskip("torch")
 

@@ -21,7 +21,9 @@ from conftest import REPO
 
 from analyzer import analyze
 
-pytestmark = pytest.mark.slow  # real jobs: slow, scheduled first (conftest)
+# real torchrun jobs: slow, scheduled first (conftest), and one at a time on one worker
+# (the "real-jobs" group): two at once on two cores starve each other's timeouts
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("real-jobs")]
 
 CORPUS = REPO / "corpora" / "torchrun"
 RUNS = CORPUS / "runs"
