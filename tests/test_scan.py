@@ -348,7 +348,7 @@ def test_a_run_of_error_lines_is_kept_as_adding_each_keeps_it() -> None:
     from analyzer.unknowns.region import ErrorLines
 
     def line(n: int) -> ErrorLine:
-        return ErrorLine.of("f", n, None, f"warning {n}", False)
+        return ErrorLine("f", n, None, f"warning {n}", False)
 
     for before in (0, 5, 19, 20, 70):
         for count in (0, 1, 15, 40, 41, 300):

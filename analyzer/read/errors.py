@@ -6,6 +6,7 @@ repeated warning costs a tuple, not a decode, a redaction and a timestamp parse.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from ..types import LogTime
 from .lines import SHOWN_BYTES, TEXT_CAP, decode, message_of, parse_time
@@ -23,13 +24,13 @@ class ErrorLine:
     time: LogTime | None
     text: str
     matched: bool  # a signature (progress included) matched it
-    message: str
 
-    @classmethod
-    def of(cls, file: str, line: int, time: LogTime | None, text: str, matched: bool) -> ErrorLine:
-        """The line with its message (the built-in formats: error lines are kept before
-        the job's topology is known, and shipped from worker processes)."""
-        return cls(file, line, time, text, matched, message_of(text))
+    @cached_property
+    def message(self) -> str:
+        """The line's message, by the built-in formats (error lines are kept before the
+        job's topology is known, and shipped from worker processes); made when first
+        asked: most kept lines are never read by the classifier (a signature decides)."""
+        return message_of(self.text)
 
 
 # Bytes of a line kept unread: a longer one is read at once (it is rare, and its first
@@ -53,7 +54,7 @@ class Unread:
 
     def read(self) -> ErrorLine:
         text = shown(decode(self.raw[:SHOWN_BYTES]), self.redacted)
-        return ErrorLine.of(self.file, self.line, parse_time(text, self.year), text, self.matched)
+        return ErrorLine(self.file, self.line, parse_time(text, self.year), text, self.matched)
 
     @classmethod
     def of(

@@ -789,7 +789,7 @@ class StreamScanner:
                 text = shown(decode(raw[: _LAST_TEXT + TEXT_CAP]), self._redact, _LAST_TEXT)
                 when = parse_time(text, self.year.year, self.formats)
                 number = last - (len(pieces) - 1 - k)
-                out.append(ErrorLine.of(stream.name, number, when, text, False))
+                out.append(ErrorLine(stream.name, number, when, text, False))
                 if len(out) == LAST_LINES:
                     break
         out.reverse()
