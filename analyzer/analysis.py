@@ -305,9 +305,8 @@ class Analyzer:
                 if stop_at is not None and self._out_of_time(stop_at):
                     self.reading.unread += 1  # at least this one; opening the rest costs more
                     return
-                for stream in open_unit(unit, self.reading.notes, stop_at):
-                    # what its path says, by the job's path shapes (the user's too)
-                    stream = replace(stream, who=path_who(stream.name, self.matcher.formats))
+                formats = self.matcher.formats  # its path shapes say who wrote a stream
+                for stream in open_unit(unit, self.reading.notes, stop_at, formats):
                     index = self._next_stream()
                     self.builder.names[index] = stream.name  # a file of the job, hits or not
                     if stream.dump:

@@ -56,6 +56,14 @@ def _console(prefix: str) -> dict[str, list[str]]:
     return files
 
 
+def _taught(tmp_path: Path, formats_yaml: str) -> Settings:
+    """Settings with a user pattern folder that holds `formats_yaml` as its formats.yaml."""
+    patterns = tmp_path / "patterns"
+    patterns.mkdir()
+    (patterns / "formats.yaml").write_text(formats_yaml, encoding="utf-8")
+    return Settings(model=False, patterns=(str(patterns),))
+
+
 def _reading(v: Any) -> dict[str, Any]:
     d = v.to_dict()
     rc = d["root_cause"] or {}
@@ -81,11 +89,8 @@ def _reading(v: Any) -> dict[str, Any]:
 def test_a_user_prefix_reads_as_the_builtin_one(tmp_path: Path) -> None:
     builtin = write_bundle(tmp_path / "builtin", _console("[{host}:{local}]:"))
     user = write_bundle(tmp_path / "user", _console("{{{host}/{local}}} "))
-    patterns = tmp_path / "patterns"
-    patterns.mkdir()
-    (patterns / "formats.yaml").write_text(USER_FORMATS, encoding="utf-8")
     want = _reading(analyze(builtin, Settings(model=False)))
-    got = _reading(analyze(user, Settings(model=False, patterns=(str(patterns),))))
+    got = _reading(analyze(user, _taught(tmp_path, USER_FORMATS)))
     assert want["category"] == "device_oom" and want["root"][2:4] == (3, "gpu-b")
     assert got == want
 
@@ -114,11 +119,8 @@ def test_a_timestamp_form_is_one_yaml_entry(tmp_path: Path) -> None:
             ]
         },
     )
-    patterns = tmp_path / "patterns"
-    patterns.mkdir()
-    (patterns / "formats.yaml").write_text(USER_STAMP, encoding="utf-8")
     plain = analyze(logs, Settings(model=False))
-    taught = analyze(logs, Settings(model=False, patterns=(str(patterns),)))
+    taught = analyze(logs, _taught(tmp_path, USER_STAMP))
     assert plain.root_cause is not None and plain.root_cause.time is None
     assert taught.root_cause is not None and taught.root_cause.time == "2026-11-29T10:00:07.000"
 
@@ -162,10 +164,7 @@ def test_a_path_shape_is_one_yaml_entry(tmp_path: Path) -> None:
     logs = write_bundle(
         tmp_path / "logs", {"w06.out": ["step 1 loss 1.0"], "w07.out": ["step 1 loss 1.0", oom]}
     )
-    patterns = tmp_path / "patterns"
-    patterns.mkdir()
-    (patterns / "formats.yaml").write_text(USER_PATHS, encoding="utf-8")
     plain = analyze(logs, Settings(model=False))
-    taught = analyze(logs, Settings(model=False, patterns=(str(patterns),)))
+    taught = analyze(logs, _taught(tmp_path, USER_PATHS))
     assert plain.root_cause is not None and plain.root_cause.rank is None
     assert taught.root_cause is not None and taught.root_cause.rank == 7

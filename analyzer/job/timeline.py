@@ -152,13 +152,14 @@ class Stream:
         last, first = self.last_phase, self.phase_start
         assert last is not None and first is not None
         remaining = _clock_seconds(last.captures.get("remaining", ""))
-        times = (until, last.time, first.time)
-        if not remaining or not all(t is not None and t.absolute for t in times):
+        end, at, began = until, last.time, first.time
+        if not remaining or end is None or at is None or began is None:
             return False
-        assert until is not None and last.time is not None and first.time is not None
+        if not (end.absolute and at.absolute and began.absolute):
+            return False
         elapsed = _clock_seconds(last.captures.get("elapsed", ""))
-        printed = max(last.time.epoch, first.time.epoch + elapsed)
-        return until.epoch - (printed + remaining) > max(remaining, _OVERDUE_SLACK)
+        printed = max(at.epoch, began.epoch + elapsed)
+        return end.epoch - (printed + remaining) > max(remaining, _OVERDUE_SLACK)
 
     def step_time(self) -> float | None:
         """Median seconds between progress lines: robust to the slow first steps and

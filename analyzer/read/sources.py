@@ -27,6 +27,7 @@ from typing import BinaryIO
 
 from ..job import flight
 from ..job.model import path_who
+from ..rules.formats import Formats
 from ..types import Who
 from .archives import Member, tar_members, zip_members
 from .redact import label
@@ -347,12 +348,14 @@ def _is_tar(head: bytes) -> bool:
 
 @dataclass(frozen=True)
 class _Input:
-    """What the streams of one input share: its notes, the caller's deadline, and one
-    decompression budget for every level of nesting."""
+    """What the streams of one input share: its notes, the caller's deadline, one
+    decompression budget for every level of nesting, and the formats whose path shapes
+    say who wrote each stream (the job's; None: the built-in ones)."""
 
     notes: SourceNotes
     stop_at: float | None
     budget: Budget
+    formats: Formats | None = None
 
 
 def _streams_of(
@@ -391,7 +394,7 @@ def _streams_of(
             yield from _members(name, members, at, depth)
             return
         if flight.sniff(head):
-            yield Stream(name, _Prefixed(head, raw), path_who(name), dump=True)  # type: ignore[arg-type]
+            yield Stream(name, _Prefixed(head, raw), path_who(name, at.formats), dump=True)  # type: ignore[arg-type]
             return
         if _looks_binary(head):
             notes.skip(name, "binary file, not a log")
@@ -405,7 +408,9 @@ def _streams_of(
         notes.unreadable_file(name, f"{type(e).__name__}: {e}")
         return
     reader = io.BufferedReader(_Prefixed(head, raw), 1 << 20)
-    yield Stream(name, reader, path_who(name), plain, size if plain is not None else None)
+    yield Stream(
+        name, reader, path_who(name, at.formats), plain, size if plain is not None else None
+    )
 
 
 def _members(name: str, members: Iterator[Member], at: _Input, depth: int) -> Iterator[Stream]:
@@ -459,7 +464,9 @@ def open_regular(path: str, named: bool) -> tuple[BinaryIO, os.stat_result]:
     return os.fdopen(fd, "rb", buffering=0), st
 
 
-def _open_file(unit: Unit, at: SourceNotes, stop_at: float | None) -> Iterator[Stream]:
+def _open_file(
+    unit: Unit, at: SourceNotes, stop_at: float | None, formats: Formats | None
+) -> Iterator[Stream]:
     assert unit.path is not None
     try:
         f, st = open_regular(unit.path, unit.named)
@@ -473,7 +480,11 @@ def _open_file(unit: Unit, at: SourceNotes, stop_at: float | None) -> Iterator[S
         guarded = io.BufferedReader(_Guarded(f, stop_at), 64 << 10)
         budget = Budget.of(st.st_size)
         yield from _streams_of(
-            unit.name, guarded, _Input(at, stop_at, budget), path=Path(unit.path), size=st.st_size
+            unit.name,
+            guarded,
+            _Input(at, stop_at, budget, formats),
+            path=Path(unit.path),
+            size=st.st_size,
         )
 
 
@@ -575,18 +586,23 @@ def iter_units(
 
 
 def open_unit(
-    unit: Unit, notes: SourceNotes, stop_at: float | None = None
+    unit: Unit,
+    notes: SourceNotes,
+    stop_at: float | None = None,
+    formats: Formats | None = None,
 ) -> Generator[Stream, None, None]:
     """The log streams of one input: one for a plain or compressed file, the members of
-    an archive. Raises OutOfTime when `stop_at` passes inside any read."""
+    an archive, each with what its path says by `formats` (the job's; default the
+    built-in ones). Raises OutOfTime when `stop_at` passes inside any read."""
     if unit.path is not None:
-        yield from _open_file(unit, notes, stop_at)
+        yield from _open_file(unit, notes, stop_at, formats)
         return
     fd = sys.stdin.fileno() if stop_at is not None else -1
     # not buffered: a buffered read that waits for more after some bytes came would
     # lose them to the deadline; each read returns what is there
     stdin = _Guarded(sys.stdin.buffer, stop_at, fd=fd)
-    yield from _streams_of(unit.name, stdin, _Input(notes, stop_at, Budget.of(None)))  # type: ignore[arg-type]
+    at = _Input(notes, stop_at, Budget.of(None), formats)
+    yield from _streams_of(unit.name, stdin, at)  # type: ignore[arg-type]
 
 
 def iter_streams(paths: Sequence[str], notes: SourceNotes) -> Iterator[Stream]:

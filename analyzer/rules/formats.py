@@ -165,16 +165,8 @@ class Formats:
     def time(self, text: str, year: int) -> LogTime | None:
         """The time a line's header states; `year` for forms that carry none (the job's,
         from the first full date in its files: mixed forms then order correctly)."""
-        compiled = self._stamps
-        if compiled is None:
-            return None
-        rx, forms = compiled
-        m = _stamp(rx, text)
-        if m is None or m.lastindex is None:
-            return None
-        fields = forms[m.lastindex][1]
-        g = {n: v for n, k in fields.items() if (v := m.group(k)) is not None}
-        return _log_time(g, year)
+        found = self.stamp(text)
+        return None if found is None else _log_time(found[1], year)
 
     def year(self, text: str) -> int | None:
         """The year of a full-date timestamp in the line (to anchor year-less forms)."""
