@@ -397,3 +397,42 @@ def test_a_hang_the_dumps_show_is_not_called_a_guess() -> None:
     for name in ("hang-compute", "incomplete", "two-groups"):
         v = analyze(RUNS / name)
         assert v.confidence >= 0.75 and "this is a guess" not in v.summary, (name, v.summary)
+
+
+def test_real_size_dumps_are_read_the_same_by_every_entry_point(tmp_path: Path) -> None:
+    """Dumps of a real job's size (an 8,000-entry buffer, 40-frame stacks, over 1 MB per
+    rank) through `analyze` (folder and archive), `feed` in chunks and batch: read whole,
+    never "truncated", and the same Flight Recorder findings and culprit from each.
+    (ha-run's verdict file is `analyze` of its attempt folder.)"""
+    from analyzer.batch.run import Job, analyse_job
+
+    run = RUNS / "real-size"
+    dumps = sorted((run / "dumps").iterdir())
+    assert all(p.stat().st_size > 1_000_000 for p in dumps)
+    loaded = flight.load(dumps[0].read_bytes(), dumps[0].name)
+    assert isinstance(loaded, flight.Dump) and len(loaded.calls) == flight.KEEP  # the newest
+    assert max(c.seq for c in loaded.calls) >= 7990  # of thousands recorded
+
+    def flight_findings(v: Any) -> list[tuple[str, tuple[int, ...], int]]:
+        found = [f for f in v.findings if f.signature.id.startswith("flight-")]
+        return [(f.signature.id, f.ranks, f.count) for f in found]
+
+    folder = analyze(run)
+    archive = tmp_path / "job.tar.gz"
+    with tarfile.open(archive, "w:gz") as tf:
+        tf.add(run, arcname="job")
+    packed = analyze(archive)
+    job = Analyzer()
+    for p in [run / "console.log", *dumps]:
+        name = str(p.relative_to(run))
+        data = p.read_bytes()
+        for at in range(0, len(data), 1 << 16):
+            job.feed(name, data[at : at + (1 << 16)])
+        job.close(name)
+    fed = job.verdict()
+    row, _ = analyse_job(Job("real-size", run))
+    for v in (folder, packed, fed):
+        assert not any("damaged" in n or "larger than" in n for n in v.stats.notes), v.stats.notes
+        assert v.category == "hang" and v.root_cause is not None and v.root_cause.rank == 1
+        assert flight_findings(v) == flight_findings(folder) != []
+    assert (row["category"], row["root_rank"]) == ("hang", 1)

@@ -394,7 +394,10 @@ def _streams_of(
             yield from _members(name, members, at, depth)
             return
         if flight.sniff(head):
-            yield Stream(name, _Prefixed(head, raw), path_who(name, at.formats), dump=True)  # type: ignore[arg-type]
+            # buffered, as a log's stream is: a read of n bytes returns n (the raw stream
+            # returns the sniffed head alone, and every dump over 8 KiB read as truncated)
+            dump = io.BufferedReader(_Prefixed(head, raw), 1 << 20)
+            yield Stream(name, dump, path_who(name, at.formats), dump=True)
             return
         if _looks_binary(head):
             notes.skip(name, "binary file, not a log")

@@ -26,6 +26,8 @@ FAULT_RANK = int(os.environ.get("FAULT_RANK", "1"))
 FAULT_STEP = int(os.environ.get("FAULT_STEP", "5"))
 STEPS = int(os.environ.get("STEPS", "8"))
 DUMPS = os.environ["DUMPS"]
+# frames of the model's own code under each collective (a real model's stacks are deep)
+DEPTH = int(os.environ.get("DEPTH", "0"))
 JSON = os.environ.get("DUMP_JSON") == "1"
 TIMEOUT = 6  # seconds: the collective timeout
 WAIT_DUMPS = 5  # seconds a failed rank waits before it exits, for the stuck rank to dump
@@ -88,8 +90,16 @@ def train_step(rank: int, step: int, model: torch.Tensor, sub: object) -> None:
             stuck(rank, "saving its shard")
         if rank in (2, 3):
             dist.broadcast(grad, 2, group=sub)
-    model.add_(grad.sum() * 1e-6)
+    model.copy_(1 + grad.sum().remainder(1000) * 1e-6)  # bounded over thousands of steps
     print(f"[rank{rank}] step {step}/{STEPS} loss {float(model.sum()):.4f}", flush=True)
+
+
+def nested(depth: int, rank: int, step: int, model: torch.Tensor, sub: object) -> None:
+    """The layers of a deep model's forward and backward above each step's collective."""
+    if depth <= 0:
+        train_step(rank, step, model, sub)
+    else:
+        nested(depth - 1, rank, step, model, sub)
 
 
 def on_sigterm(rank: int) -> None:
@@ -112,7 +122,7 @@ def main() -> None:
     model = torch.ones(16)
     try:
         for step in range(1, STEPS + 1):
-            train_step(rank, step, model, sub)
+            nested(DEPTH, rank, step, model, sub)
         dist.barrier()
     except Exception as e:
         print(f"[rank{rank}] collective failed: {type(e).__name__}", flush=True)

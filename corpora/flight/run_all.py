@@ -143,6 +143,20 @@ SCENARIOS = [
         },
     ),
     Scenario(
+        "real-size",
+        "hang",
+        (1,),
+        "dumps at a real job's size: an 8,000-entry buffer of 40-frame stacks over 8,000 steps (over 1 MB per rank); rank 1 hangs at step 7,990",
+        env={
+            "SCENARIO": "hang-compute",
+            "FAULT_RANK": "1",
+            "FAULT_STEP": "7990",
+            "STEPS": "8000",
+            "DEPTH": "40",
+            "TORCH_FR_BUFFER_SIZE": "8000",
+        },
+    ),
+    Scenario(
         "healthy",
         "none",
         (),
