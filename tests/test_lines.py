@@ -158,6 +158,11 @@ def test_pdsh_host_prefix_is_stripped_and_kept() -> None:
         ("I can't say 'no' when CUDA error: out of memory", "CUDA error", False),
         ("NCCL WARN Cuda failure 'out of memory'", "Cuda failure", False),
         ("'nvidia.com/gpu' device marked unhealthy: GPU-1", "'nvidia.com/gpu' device", False),
+        ('msg="CUDA error: out of memory" level=error', "CUDA error", False),
+        ("sample: {'id': 1831, 'text': 'NVRM: Xid 79, GPU has fallen off the bus.'}", "NVRM", True),
+        ('{"level": "info", "msg": "eval sample", "sample": "NVRM: Xid 79"}', "NVRM", True),
+        ("lines = ['NVRM: Xid 79', 'ok']", "NVRM", True),
+        ("summary(last='CUDA error: out of memory')", "CUDA error", True),
     ],
 )
 def test_quoted_tells_a_quoting_person_from_a_quoting_framework(

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..decide.readiness import FEATURES, NAMES
+from ..job.model import cordonable
 from ..rules.taxonomy import category_name, recovery_name
 from ..types import AnalyzerError
 from ..unknowns.templates import mine
@@ -175,7 +176,7 @@ def lemon_nodes(rows: Sequence[dict[str, Any]]) -> list[tuple[str, int, str]]:
     """Hosts named by the root cause of two or more failed jobs, with their categories."""
     by_host: dict[str, list[str]] = defaultdict(list)
     for r in rows:
-        if r.get("root_host") and r.get("category") not in (None, "none"):
+        if cordonable(r.get("root_host")) and r.get("category") not in (None, "none"):
             by_host[r["root_host"]].append(r["category"])
     return sorted(
         (

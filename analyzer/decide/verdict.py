@@ -17,7 +17,7 @@ from typing import Any
 
 from ..job import stacks
 from ..job.correlate import ROLE_RANK, SEVERITY_RANK, Evidence, template
-from ..job.model import JobModel
+from ..job.model import JobModel, cordonable
 from ..job.timeline import STEP_IN_PATH, Busy, Stall
 from ..read.errors import ErrorLine
 from ..rules.cascade import Rule, explain
@@ -491,7 +491,7 @@ def _with_targets(job: JobModel, root: Hit | None = None, **fields: Any) -> Verd
             devices += [f"device={ident.device}"] if ident.device else []
             devices += [f"busid={ident.busid}"] if ident.busid else []
         fields["act_on"] = ActOn(
-            hosts=tuple(hosts),
+            hosts=tuple(h for h in hosts if cordonable(h)),
             ranks=(rc.rank,) if rc.rank is not None else (),
             devices=tuple(devices),
         )

@@ -18,9 +18,11 @@ resolved identities only. Rules, in the order they apply, are on `JobModel.ident
 from __future__ import annotations
 
 import bisect
+import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from ..rules.formats import Fields, Formats, host_ranks, ranks_list
 from ..rules.formats import builtin as builtin_formats
@@ -118,26 +120,53 @@ def path_attempts(name: str, formats: Formats | None = None) -> tuple[int, ...]:
 
 
 def _posix(name: str) -> str:
-    """A bundle's name for a file as a `/`-separated path (a Windows path, an archive
-    member's `archive!member`)."""
-    return name.replace("\\", "/").replace("!", "/")
+    """A bundle's name for a file as a `/`-separated path inside the bundle (a Windows
+    path; an archive member's `archive!member` is the member's path: where the archive
+    lies, and how the caller spelled it, say nothing of who wrote the file)."""
+    name = name.replace("\\", "/")
+    if "!" in name:
+        name = name.split("!", 1)[1]
+    return name.replace("!", "/")
 
 
-def path_hosts(name: str) -> list[str]:
-    """Candidate hosts a path names, innermost first."""
+def _run_folder(posix: str) -> str | None:
+    """The folder holding an elastic log dir's run (`FOLDER/RUN/attempt_0/3/stdout.log`):
+    its attempts' files are one agent's."""
+    m = re.search(r"(?:^|/)[^/]+/attempt_\d+/\d+/[^/]+$", posix)
+    return posix[: m.start()] if m else None
+
+
+# Names that are no node of a cluster: loopback, and a container's default hostname (its
+# id's first 12 hex digits), which every restart renames
+_NOT_A_NODE = re.compile(
+    r"(?i)localhost(?:\.localdomain)?|ip6-localhost|127(?:\.\d{1,3}){3}|::1|0\.0\.0\.0|[0-9a-f]{12}"
+)
+
+
+def cordonable(host: str | None) -> bool:
+    """Whether `host` names a node a controller could isolate (taxonomy: `localhost` and
+    loopback addresses are never hosts to cordon, nor lemon nodes)."""
+    return bool(host) and not _NOT_A_NODE.fullmatch(str(host))
+
+
+def path_hosts(name: str, top: int = 0) -> list[str]:
+    """Candidate hosts a path names, innermost first. Its `top` outermost folders (the
+    ones holding every file of the job) count only by an explicit host shape."""
     posix = _posix(name)
     parts = [p for p in posix.split("/") if p]
     if posix.startswith("/"):  # a file named by its absolute path: /tmp/u123/... say nothing
         parts = parts[-2:]
+        top = max(0, top - (posix.count("/") - 2))
     out: list[str] = []
     for i, part in enumerate(reversed(parts)):
         is_file = i == 0
+        shaped_only = not is_file and len(parts) - i <= top  # may look like a host only
         stem = _SUFFIX.sub("", part) if is_file else part
         for piece in {stem, _LOG_WORDS.sub("", stem)}:
             if not piece or _NOT_HOST.match(piece):
                 continue
             if _HOSTY.fullmatch(piece) or (
-                (not is_file or piece != stem) and _HOST_DIR.fullmatch(piece)
+                not shaped_only and (not is_file or piece != stem) and _HOST_DIR.fullmatch(piece)
             ):
                 out.append(piece)
     return list(dict.fromkeys(out))
@@ -219,7 +248,7 @@ def _local(who: Who) -> int | None:
     return who.prefix_local if who.prefix_local is not None else who.said_local
 
 
-Node = tuple[str, str]  # ("host", name) | ("dir", folder) | ("task", id): one node of the job
+Node = tuple[str, str]  # ("host", name) | ("dir", folder) | ("file", name) | ("task", id)
 
 
 def short(host: str) -> str:
@@ -288,7 +317,7 @@ class JobModel:
         own = {short(w.host) for w in whos if w.host}
         if len(own) == 1 and not merged:
             return self._known.get(own.pop())
-        name = self.names[i].replace("\\", "/").replace("!", "/")
+        name = _posix(self.names[i])
         pieces = set()
         for part in name.split("/"):
             stem = _SUFFIX.sub("", part)
@@ -298,8 +327,24 @@ class JobModel:
         named = sorted(p for p in pieces if p and short(p) in self._known)
         if len(named) == 1:
             return named[0]
-        candidates = path_hosts(name)
+        # the folders that hold every file of the job are the bundle's: a node's only
+        # by an explicit shape (worker-0/, node-3/), never by looking like one (exp-17/)
+        candidates = path_hosts(name, self._top.count("/"))
         return candidates[0] if candidates else None
+
+    @cached_property
+    def _top(self) -> str:
+        """The folders every file of the job lies in (`exp-17/` of `exp-17/node-b.log`
+        and `exp-17/node-c.log`): "" for a job of one file."""
+        names = [_posix(n) for n in self.names.values()]
+        if len(names) < 2:
+            return ""
+        top = (
+            os.path.commonpath(names)
+            if all(n.startswith("/") for n in names) or not any(n.startswith("/") for n in names)
+            else ""
+        )
+        return f"{top}/" if top and top not in names else ""
 
     def scope(self, file_index: int) -> Node:
         """The node a file was written on: its host, else its folder (an elastic log
@@ -307,9 +352,17 @@ class JobModel:
         host = self.file_host.get(file_index)
         if host:
             return ("host", short(host))
-        name = self.names.get(file_index, "").replace("\\", "/").replace("!", "/")
-        folder = re.sub(r"/[^/]+/attempt_\d+/\d+/[^/]+$", "", name)
-        return ("dir", folder.rsplit("/", 1)[0] if folder == name else folder)
+        name = _posix(self.names.get(file_index, ""))
+        folder = _run_folder(name)
+        if folder is None and name.rpartition("/")[0] in self._run_folders:
+            folder = name.rpartition("/")[0]  # the agent's own log beside its run folder
+        # any other file is one agent's output: two consoles side by side in one folder
+        # are two nodes (whether the bundle was opened at that folder or above it)
+        return ("dir", folder) if folder is not None else ("file", name)
+
+    @cached_property
+    def _run_folders(self) -> frozenset[str]:
+        return frozenset(f for n in self.names.values() if (f := _run_folder(_posix(n))))
 
     def _node(self, file_index: int, who: Who) -> Node:
         if who.task is not None and _local(who) is not None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..job.model import cordonable
 from ..types import AnalyzerError, Verdict
 
 _ATTEMPT = re.compile(r"^attempt[_-]?(\d+)$")
@@ -97,5 +98,7 @@ def sticky(current: Attempt, history: Sequence[Attempt]) -> str | None:
 
 def lemon_hosts(attempts: Sequence[Attempt]) -> tuple[str, ...]:
     """Hosts named by the root cause of two or more failed attempts."""
-    counts = Counter(a.host for a in attempts if a.host and a.category != "none")
+    counts = Counter(
+        a.host for a in attempts if a.host and cordonable(a.host) and a.category != "none"
+    )
     return tuple(sorted(h for h, n in counts.items() if n >= 2))

@@ -96,8 +96,14 @@ _CLOSING = {'"': '"', "'": "'", "\u201c": "\u201d", "\u2018": "\u2019"}
 # bracket, comma or arrow (JSON, klog's `file.go:12] "msg"`, `=> "`), an exception's repr
 # (`RuntimeError('CUDA error: ...')`, as Ray reports it). Prose before a quote is a
 # person quoting: `skipping known issue: "...`, `retry on '...`.
+# Where a quotation is the line's own message, not text it quotes: at the start of the
+# message, after a framework's bracket (klog's `] "..."`), inside an exception's repr
+# (`RuntimeError('...')`), and as the value of a record's MESSAGE key (JSON-lines `"msg":`,
+# logfmt `msg=`, Kubernetes' `Message:`, `(message='...')`). Any other key's value (a
+# dataset sample's `'text':`, a JSON record's `"sample":`) is data the program printed.
+_MESSAGE_KEYS = r"msg|message|log|error|err|exception|exc|event|reason|detail|details|what"
 _OWN_QUOTE = re.compile(
-    r"""(?:^|[=(\[{,>\]]|(?:^|[{,(\[])\s*["']?[\w.-]+["']?\s*[:=]|[A-Za-z](?:Error|Exception|Exit|Warning)\()\s*$"""
+    rf"""(?:^|[>\]]|(?:^|[{{,(\[\s])["']?(?i:{_MESSAGE_KEYS})["']?\s*[:=]|[A-Za-z](?:Error|Exception|Exit|Warning)\()\s*$"""
 )
 
 
@@ -134,7 +140,8 @@ def quoted(text: str, start: int, end: int) -> bool:
     j = text.find(close, start)
     while j != -1 and not _closes(text, j):
         j = text.find(close, j + 1)
-    return j != -1
+    # a match that runs past the closing quote is not inside it (`{'eval_loss': nan}`)
+    return j != -1 and j >= end - 1
 
 
 def _closes(text: str, i: int) -> bool:
