@@ -655,3 +655,56 @@ def test_the_json_names_the_row_that_chose_the_root(tmp_path: Path) -> None:
     assert analyze(oom, model=False).to_dict()["culprit_rule"] == "best"
     quiet = write_bundle(tmp_path / "none", {"rank_0.log": [_step(0, 1), _step(0, 2)]})
     assert analyze(quiet, model=False).to_dict()["culprit_rule"] is None
+
+
+def _lost_bundles() -> list[Path]:
+    from conftest import REPO
+
+    root = REPO / "corpora" / "torchrun" / "multinode"
+    return sorted(p for p in root.glob("lost-*") if (p / "label.json").is_file())
+
+
+@pytest.mark.parametrize("bundle", _lost_bundles(), ids=lambda p: p.name)
+def test_lost_node_is_named_and_no_survivor_is_isolated_or_a_lemon(bundle: Path) -> None:
+    """Real 2- and 3-node torchrun jobs where one node's agent and ranks were killed at
+    once (corpora/torchrun/run_multinode.py): its logs stop, the survivors lose their
+    peers. The lost node is the root; decide with an earlier identical attempt never
+    isolates a survivor, and the batch's lemon table never lists one."""
+    import json
+
+    from analyzer.batch.report import lemon_nodes
+    from analyzer.ops.history import Attempt
+    from analyzer.ops.policy import decide
+
+    label = json.loads((bundle / "label.json").read_text())
+    v = analyze(bundle / "logs")
+    assert v.culprit_rule == "lost-node" and v.category == "unknown", v.summary
+    assert v.root_cause is not None and v.root_cause.rank == label["root_cause_rank"]
+    survivors = set(label["survivors"])
+    assert not survivors & set(v.act_on.hosts), v.act_on
+    if label.get("host_in_logs") is not False:
+        assert v.act_on.hosts == (label["lost_node"],) and label["lost_node"] in v.summary
+    attempt = Attempt.of(v)
+    d = decide(attempt, [attempt])
+    assert not survivors & set(d.isolate_hosts), d
+    rows = [{"root_host": attempt.host, "category": v.category}] * 2
+    assert not survivors & {h for h, _, _ in lemon_nodes(rows)}
+
+
+def test_lost_node_a_node_that_spoke_after_its_last_step_is_not_lost(tmp_path: Path) -> None:
+    """A node whose agent reports its rank killed by a signal after the last step was not
+    lost in silence: the rule stays out (the b1 first-look case run-10's shape)."""
+    step = (
+        "[default{l}]:2026-12-07 09:25:0{s},000 - train - INFO - [rank {r}] step {s}/9 loss 1.2\n"
+    )
+    peer = "[default0]:[rank0]: RuntimeError: [../gloo/transport/tcp/pair.cc:553] Connection closed by peer [127.0.1.12]:4242\n"
+    kill = "E1207 09:25:06.100000 77 site-packages/torch/distributed/elastic/multiprocessing/api.py:874] failed (exitcode: -15) local_rank: 0 (pid: 91) of binary: /usr/bin/python3\n"
+    a = "".join(step.format(l=lo, s=s, r=lo) for s in range(1, 6) for lo in (0, 1)) + peer
+    b = "".join(step.format(l=lo, s=s, r=lo + 2) for s in range(1, 6) for lo in (0, 1))
+    (tmp_path / "gpu-a17").mkdir()
+    (tmp_path / "gpu-b03").mkdir()
+    (tmp_path / "gpu-a17" / "console.log").write_text(a)
+    (tmp_path / "gpu-b03" / "console.log").write_text(b)
+    assert analyze(tmp_path).culprit_rule == "lost-node"
+    (tmp_path / "gpu-b03" / "console.log").write_text(b + kill)
+    assert analyze(tmp_path).culprit_rule != "lost-node"

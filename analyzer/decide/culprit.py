@@ -19,7 +19,7 @@ from typing import Literal
 
 from ..job import stacks
 from ..job.correlate import ROLE_RANK, Evidence, time_key
-from ..job.model import placed
+from ..job.model import placed, short
 from ..job.timeline import Busy, Stall, same_process
 from ..types import Hit, Reported, Spread
 
@@ -51,6 +51,17 @@ class Culprit:
     final: bool = False
     busy: Busy | None = None
     lag: Lag | None = None
+    lost: Lost | None = None
+
+
+@dataclass(frozen=True)
+class Lost:
+    """A node lost whole (rule `lost-node`): its first rank's last line, how many of the
+    other ranks reported losing a peer, and when the first did."""
+
+    last: Hit
+    reporters: int
+    reported: Hit
 
 
 def deciding(ev: Evidence) -> list[Hit]:
@@ -113,6 +124,16 @@ def _rule_deciding(walk: Walk) -> Culprit | None:
     completion marker only causes."""
     walk.hits = deciding(walk.ev)
     return None
+
+
+def _rule_lost_node(walk: Walk) -> Culprit | None:
+    """Every rank of one node stopped at once with no error and no teardown of its own,
+    while ranks on other nodes report losing their peers (a connection reset or closed,
+    a store or heartbeat gone) and nothing else: the node was lost (power, kernel panic,
+    its pod killed). Its first rank is the root, the survivors' reports its symptoms;
+    the category is `unknown`, for its own logs say nothing."""
+    lost = _lost_node(walk.ev, walk.hits)
+    return Culprit(None, None, "lost-node", lost=lost) if lost is not None else None
 
 
 def _rule_stall(walk: Walk) -> Culprit | None:
@@ -277,6 +298,7 @@ def _rule_named(walk: Walk) -> Culprit | None:
 # it. Ids are what the verdict's JSON reports (`culprit_rule`).
 RULES: tuple[CulpritRule, ...] = (
     CulpritRule("deciding", "filter", _rule_deciding, needs_lines=False),
+    CulpritRule("lost-node", "decides", _rule_lost_node),
     CulpritRule("stall", "decides", _rule_stall, needs_lines=False),
     CulpritRule("busy", "decides", _rule_busy),
     CulpritRule("stuck", "decides", _rule_stuck),
@@ -299,12 +321,11 @@ def choose(ev: Evidence) -> Culprit | None:
     walk = Walk(ev, [])
     for rule in RULES:
         if rule.needs_lines and not walk.hits:
-            return None
+            continue
         found = rule.run(walk)
         if found is not None:
             return found
-    assert walk.root is not None
-    return Culprit(walk.root, None, walk.rule)
+    return Culprit(walk.root, None, walk.rule) if walk.root is not None else None
 
 
 # Families whose lines a rank prints when its device fails under it (the CUDA or NCCL
@@ -315,6 +336,52 @@ _DEVICE_ECHOES = frozenset({"cuda", "nccl", "cann", "hccl", "torch-npu"})
 # the families of what a node's kernel and drivers print (dmesg, syslog, the NVIDIA
 # driver's Xids, the Ascend driver's fault codes)
 _NODE_FAMILIES = frozenset({"kernel", "xid", "npu-fault"})
+
+
+# how long after a report of a lost peer the lost node's last line may be dated (its
+# clock, the launcher's copying of its output) and still be the node that was lost
+_LOST_SLACK = 30.0
+
+
+def _lost_node(ev: Evidence, hits: list[Hit]) -> Lost | None:
+    if not hits or any(h.signature.role == "cause" for h in hits):
+        return None
+    reports = [h for h in hits if h.signature.category == "network_fault"]
+    if not reports:
+        return None
+    at = ev.clocks.corrected
+
+    def node(h: Hit) -> object:
+        """A line's node: its resolved host, else the agent the job model gives it."""
+        return ("host", short(h.host)) if h.host else ev.job.node(h.file_index, h.who)
+
+    streams: dict[object, list[Hit]] = {}
+    for st in ev.timeline.streams.values():
+        if st.last is not None:
+            streams.setdefault(node(st.last), []).append(st.last)
+
+    def after(h: Hit, lasts: list[Hit]) -> bool:
+        """Whether line `h` of a node came after the node's last progress."""
+        return any(
+            h.line > p.line if h.file_index == p.file_index else at(h) > at(p) for p in lasts
+        )
+
+    # a node that said anything after its last step (an error, its agent's teardown, a
+    # signal it received) was not lost silently
+    spoke = {n for h in ev.candidates if after(h, streams.get(n := node(h), []))}
+    silent = [n for n in streams if n not in spoke]
+    if len(streams) < 2 or len(silent) != 1:
+        return None
+    lasts = streams[silent[0]]
+    reporters = {h.rank for h in reports if node(h) != silent[0]}
+    if not reporters - {None}:
+        return None
+    first = min(reports, key=at)
+    stopped = max(at(h) for h in lasts)
+    if math.isfinite(stopped) and stopped > at(first) + _LOST_SLACK:
+        return None  # it went on after its peers were lost: not the node that was
+    root = min(lasts, key=lambda h: (h.rank if h.rank is not None else math.inf, h.line))
+    return Lost(root, len(reporters - {None}), first)
 
 
 def _node_line(root: Hit, hits: list[Hit]) -> Hit | None:

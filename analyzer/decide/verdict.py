@@ -35,7 +35,7 @@ from ..types import (
 )
 from ..unknowns.classifier import Model
 from ..unknowns.region import ErrorLines, error_looking, harmless, warning_only
-from .culprit import Culprit, Lag, chains, choose, deciding, spread
+from .culprit import Culprit, Lag, Lost, chains, choose, deciding, spread
 
 MAX_FINDINGS = 200
 # The classifier decides only at or above this calibrated probability; below it the
@@ -255,6 +255,27 @@ def _stall_root(stall: Stall, lang: str, ev: Evidence) -> tuple[RootCause, str]:
     )
     # "together": the line is every rank's; no rank is shown to hang
     return _progress_root(last, message, named=stall.reason != "together"), summary
+
+
+def _lost_root(lost: Lost, lang: str) -> tuple[RootCause, str]:
+    last, peer = lost.last, lost.reported
+    node = last.host or last.file
+    when = last.time.iso() if last.time else "?"
+    others = peer.host or f"rank {peer.rank}"
+    if lang == "zh":
+        summary = (
+            f"节点丢失：{node} 的日志在 {when} 之后中断，没有任何错误，也没有退出过程；"
+            f"同时 {others} 等 {lost.reporters} 个 rank 报告与对端失去连接。"
+            f"根因在 {node}（掉电、内核崩溃或其 Pod 被杀），其他节点只是受害者。"
+        )
+    else:
+        summary = (
+            f"Node lost: {node}'s logs stop at {when} with no error and no teardown, while "
+            f"{lost.reporters} rank(s) elsewhere ({others} first) lost their peers. The cause "
+            f"is on {node} (power, a kernel panic, its pod killed); the others are symptoms."
+        )
+    message = "last line of a node whose ranks all stopped with no error; its peers lost it"
+    return _progress_root(last, message), summary
 
 
 def _progress_root(last: Hit, message: str, named: bool = True) -> RootCause:
@@ -593,6 +614,22 @@ def decide(
             findings=shown,
             decided_by="timeline",
             explained=explained,
+        )
+    lost = culprit.lost if culprit is not None else None
+    if lost is not None:
+        unknown = CATEGORIES["unknown"]
+        rc, summary = _lost_root(lost, lang)
+        return verdict(
+            category=unknown.id,
+            recovery=unknown.recovery,
+            retryable=unknown.retryable,
+            confidence=0.6,
+            summary=summary,
+            root_cause=rc,
+            root=lost.last,
+            findings=shown,
+            decided_by="timeline",
+            explained=tuple(explain(unknown.id, lost.last, findings, rules)),
         )
     busy = culprit.busy if culprit is not None else None
     if busy is not None:

@@ -330,7 +330,26 @@ class JobModel:
         # the folders that hold every file of the job are the bundle's: a node's only
         # by an explicit shape (worker-0/, node-3/), never by looking like one (exp-17/)
         candidates = path_hosts(name, self._top.count("/"))
-        return candidates[0] if candidates else None
+        return candidates[0] if candidates else self._node_files.get(name)
+
+    @cached_property
+    def _node_files(self) -> dict[str, str]:
+        """Files named by their node (`gpu-a17.log`, `gpu-b03.log`): two or more files of
+        one folder and suffix whose names are all host-shaped are one per node, each
+        its host's (a lost node's file names it where none of its lines do)."""
+        groups: dict[tuple[str, str], dict[str, str]] = {}
+        for n in map(_posix, self.names.values()):
+            folder, _, base = n.rpartition("/")
+            stem = _SUFFIX.sub("", base)
+            groups.setdefault((folder, base[len(stem) :]), {})[n] = stem
+        out: dict[str, str] = {}
+        for files in groups.values():
+            if len(files) >= 2 and all(
+                not _NOT_HOST.match(st) and (_HOSTY.fullmatch(st) or _HOST_DIR.fullmatch(st))
+                for st in files.values()
+            ):
+                out.update(files)
+        return out
 
     @cached_property
     def _top(self) -> str:
@@ -364,7 +383,22 @@ class JobModel:
     def _run_folders(self) -> frozenset[str]:
         return frozenset(f for n in self.names.values() if (f := _run_folder(_posix(n))))
 
-    def _node(self, file_index: int, who: Who) -> Node:
+    def _by_elimination(self, seen: dict[Node, set[int]]) -> None:
+        """One node whose local ranks nothing maps, in a job whose other nodes' ranks and
+        world size are known: it holds the ranks the others leave (the middle node of
+        three that died before any line named its ranks)."""
+        unmapped = [n for n, locs in seen.items() if locs and not self.local_map.get(n)]
+        if len(unmapped) != 1 or not self.world or len(seen) < 2:
+            return
+        taken = {g for m in self.local_map.values() for g in m.values()}
+        left = sorted(set(range(self.world)) - taken)
+        locals_ = sorted(seen[unmapped[0]])
+        if left and len(left) == locals_[-1] + 1 and left == list(range(left[0], left[-1] + 1)):
+            self.local_map[unmapped[0]] = {lo: left[0] + lo for lo in locals_}
+
+    def node(self, file_index: int, who: Who) -> Node:
+        """The node (agent) a line of file `file_index` was written on: its host, a
+        merged console's task, else the folder or file that is one agent's."""
         if who.task is not None and _local(who) is not None:
             return ("task", str(who.task))
         if who.host and _local(who) is not None:
@@ -411,6 +445,7 @@ class JobModel:
                 off = offs.pop()
                 for local in seen.get(node, ()):
                     m.setdefault(local, off + local)
+        self._by_elimination(seen)
         nodes = {n for n in seen if n[0] != "task"}
         file_hosts = {short(h) for h in self.file_host.values() if h}
         most_local = max((max(v) for v in seen.values() if v), default=-1)
@@ -473,7 +508,7 @@ class JobModel:
         or device beside a rank, a task before a local rank."""
         g, loc = _global(who), _local(who)
         if loc is not None:
-            node = self._node(i, who)
+            node = self.node(i, who)
             seen.setdefault(node, set()).add(loc)
             if g is not None:
                 votes[(node, loc, g)] += 1
@@ -505,7 +540,7 @@ class JobModel:
     ) -> None:
         """What one fact record tells (formats.yaml facts)."""
         f = r.fields
-        node = self._node(r.file_index, r.who)
+        node = self.node(r.file_index, r.who)
         host = f.get("host") or r.who.host or self.file_host.get(r.file_index)
         if f.get("host"):  # the table's host, the agent's: that node's ranks
             node = ("host", short(f["host"]))
@@ -641,7 +676,7 @@ class JobModel:
         if rank is None and rec is not None and "rank" in rec.fields:
             rank, local = int(rec.fields["rank"]), _int(rec.fields.get("local_rank"))
         if rank is None and local is not None:
-            rank = self._map(self._node(file_index, who), local)
+            rank = self._map(self.node(file_index, who), local)
         if rank is None:  # a launcher's channel whose lines name one rank
             rank = self._channel_rank.get((file_index, who.slot))
         if rank is None and (who.path_local is not None or who.path_rank is not None):
@@ -683,7 +718,7 @@ class JobModel:
         if rec is None and key in self._cache:
             return self._cache[key]
         rank, local = self._rank(file_index, who, rec)
-        node = self._node(file_index, who)
+        node = self.node(file_index, who)
         host = who.host or (rec.fields.get("host") if rec is not None else None)
         host = host or self.file_host.get(file_index)
         if rank is None and who.pid is not None:

@@ -20,6 +20,11 @@ logs (train.py's ``RANK_INFO_DIR``): the labels' ground truth.
 One job can be saved in several layouts (the same run, different platform conventions),
 each bundle as ``multinode/<job>-<layout>/logs/`` with a ``label.json`` beside it. Scrubbing
 is run_all.py's (this machine's paths; the nodes' hostnames are kept: they are the point).
+
+A job can also lose a whole node (``Job.lose_host``, the ``lost-*`` jobs): when that node's
+local rank 0 prints step ``lose_step`` on its console, the runner SIGKILLs, from outside and
+at once, the node's agent's process group and every descendant of the agent (its ranks), as a
+power loss would end them; the node's logs just stop and its survivors report the loss.
 """
 
 from __future__ import annotations
@@ -108,7 +113,20 @@ class Job(Scenario):
     # folders bound into every node's mount namespace: (path, "shared") is one folder all
     # nodes see (an NFS mount), (path, "node") each node's own (a local SSD)
     mounts: tuple[tuple[str, str], ...] = ()
+    ckpt_every: int = CKPT_EVERY  # train.py's CKPT_EVERY
+    # A lost node (power loss, kernel panic): when `lose_host`'s local rank 0 prints step
+    # `lose_step` on the node's console, the runner (not the job) SIGKILLs that node's agent
+    # process group and every descendant of the agent (its ranks, each in a session of its
+    # own) at once. Its logs just stop; the label names it (category unknown).
+    lose_host: str | None = None
+    lose_step: int = 40
+    lose_node_rank: int | None = None  # the node rank the rendezvous must give it (checked)
+    # started alone, the others only once its agent listens on the rendezvous port: so this
+    # node's agent hosts the c10d rendezvous store (checked), not whichever bound it first
+    first_host: str | None = None
 
+
+LOST_ENV = {"STEP_SLEEP": "0.05"}  # 50 ms steps: a step line every 0.5 s, a kill on time
 
 JOBS: tuple[Job, ...] = (
     Job("mn-none", "none", "none", about="clean 2x2 run, 150 steps, 3 checkpoints"),
@@ -315,6 +333,64 @@ JOBS: tuple[Job, ...] = (
         evidence=("launcher", "failed (exitcode: 1) local_rank: {local_rank} (pid: {pid})"),
         about="3x2: global rank 4 (dgx-014, node 2, local rank 0) exits 1 silently",
     ),
+    Job(
+        "lost-b",
+        "none",
+        "unknown",
+        layouts=(NODE_DIR, NODE_FILE, LOGDIR, KUBECTL, SLURM),
+        env=LOST_ENV,
+        slurm_job=48250,
+        lose_host="gpu-b03",
+        lose_step=40,
+        lose_node_rank=1,
+        first_host="gpu-a17",
+        about="node gpu-b03 (node rank 1, global ranks 2, 3) is lost at step 40 of 150: its "
+        "agent and both ranks SIGKILLed at once from outside; gpu-a17 hosts the stores and "
+        "its ranks lose their peers",
+    ),
+    Job(
+        "lost-a",
+        "none",
+        "unknown",
+        layouts=(NODE_DIR, KUBECTL),
+        env=LOST_ENV,
+        agent_info=True,
+        lose_host="gpu-a17",
+        lose_step=40,
+        lose_node_rank=0,
+        first_host="gpu-a17",
+        about="node gpu-a17 (node rank 0, global ranks 0, 1), whose agent hosts the c10d "
+        "rendezvous store and the workers' store, is lost at step 40 of 150; agents at INFO",
+    ),
+    Job(
+        "lost-3n",
+        "none",
+        "unknown",
+        hosts=GPU3,
+        layouts=(NODE_DIR, LOGDIR),
+        env=LOST_ENV,
+        log_rank=False,
+        lose_host="gpu-b03",
+        lose_step=40,
+        lose_node_rank=1,
+        first_host="gpu-a17",
+        about="3x2: the middle node gpu-b03 (node rank 1, global ranks 2, 3) is lost at step "
+        "40 of 150; gpu-a17 (the stores) and gpu-c11 survive",
+    ),
+    Job(
+        "lost-ckpt",
+        "none",
+        "unknown",
+        layouts=(NODE_DIR,),
+        env=LOST_ENV,
+        ckpt_every=20,
+        lose_host="gpu-b03",
+        lose_step=50,
+        lose_node_rank=1,
+        first_host="gpu-a17",
+        about="as lost-b with a checkpoint every 20 steps, the node lost at step 50: the last "
+        "checkpoint before the loss is checkpoint-40.pt (saved by rank 0 on gpu-a17)",
+    ),
 )
 BY_NAME = {j.name: j for j in JOBS}
 
@@ -328,6 +404,20 @@ class Node:
     cgroup: Path | None = None
     proc: subprocess.Popen[bytes] | None = None
     tap: threading.Thread | None = None
+    watch: tuple[re.Pattern[bytes], threading.Event] | None = None  # the line a kill awaits
+
+
+@dataclass
+class Loss:
+    """A node lost on purpose: what was killed, when, and who hosted the c10d store."""
+
+    host: str
+    step: int  # the step line whose arrival triggered the kill
+    trigger: str  # that line, as the node's console showed it
+    at: float  # epoch of the kill
+    agent_pid: int
+    pids: list[int]  # the agent's process group and every descendant, all SIGKILLed
+    store_hosts: list[str]  # nodes whose agent listened on the rendezvous port at the kill
 
 
 @dataclass
@@ -342,6 +432,7 @@ class Run:
     start_epoch: float
     dmesg: dict[str, list[str]] = field(default_factory=dict)  # host -> raw dmesg lines
     boot_epoch: float = 0.0
+    loss: Loss | None = None
 
     def capture(self, node: Node, kind: str) -> Path:
         return self.work / "capture" / f"{node.host}.{kind}"
@@ -376,8 +467,16 @@ class SlurmSink:
         self.out.close()
 
 
-def tap(stream: IO[bytes], console: Path, kube: Path, slurm: SlurmSink, task: int) -> None:
-    """Read a node's output line by line as it comes and write it three ways at once."""
+def tap(
+    stream: IO[bytes],
+    console: Path,
+    kube: Path,
+    slurm: SlurmSink,
+    task: int,
+    watch: tuple[re.Pattern[bytes], threading.Event] | None = None,
+) -> None:
+    """Read a node's output line by line as it comes and write it three ways at once;
+    with `watch`, set its event once a line matching its pattern has been written."""
     with open(console, "wb") as plain, open(kube, "wb") as stamped:
         for line in iter(stream.readline, b""):
             now = time.time_ns()
@@ -386,6 +485,8 @@ def tap(stream: IO[bytes], console: Path, kube: Path, slurm: SlurmSink, task: in
             plain.flush()
             stamped.flush()
             slurm.write(task, line)
+            if watch is not None and not watch[1].is_set() and watch[0].search(line):
+                watch[1].set()
     stream.close()
 
 
@@ -483,7 +584,7 @@ def job_env(job: Job) -> dict[str, str]:
     """The job's own environment (the same on every node), as in its label's command."""
     env = fault_env(job) | {
         "STEPS": str(STEPS),
-        "CKPT_EVERY": str(CKPT_EVERY),
+        "CKPT_EVERY": str(job.ckpt_every),
         "LOG_RANK": "1" if job.log_rank else "0",
     }
     if job.agent_info:
@@ -504,6 +605,76 @@ def node_script(
 def kill_group(proc: subprocess.Popen[bytes]) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
+
+
+def proc_stat(pid: int | str) -> tuple[str, int] | None:
+    """(state, ppid) of a process from /proc/<pid>/stat, None once it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[1].split()  # the command name may hold spaces
+    return fields[0], int(fields[1])
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (torchelastic starts each worker in a session of its own,
+    so the agent's process group does not hold them)."""
+    children: dict[int, list[int]] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit() and (st := proc_stat(d.name)) is not None:
+            children.setdefault(st[1], []).append(int(d.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def lose_node(node: Node) -> list[int]:
+    """Kill a whole node at once, as a power loss would: SIGKILL to its agent's process
+    group (``exec torchrun`` in a new session: the agent is its leader) and to every
+    descendant of the agent. Nothing of the node runs afterwards (checked)."""
+    assert node.proc is not None
+    agent = node.proc.pid
+    below = descendants(agent)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(agent, signal.SIGKILL)
+    for pid in below:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    pids = [agent, *below]
+    for _ in range(100):
+        alive = [p for p in pids if (st := proc_stat(p)) is not None and st[0] != "Z"]
+        if not alive:
+            return pids
+        time.sleep(0.05)
+    raise RuntimeError(f"{node.host}: still running after SIGKILL: {alive}")
+
+
+def port_listeners(port: int) -> set[int]:
+    """The pids holding a listening TCP socket on ``port`` (any address)."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError):
+            for row in Path(table).read_text().splitlines()[1:]:
+                cols = row.split()
+                if cols[3] == "0A" and int(cols[1].rsplit(":", 1)[1], 16) == port:
+                    inodes.add(f"socket:[{cols[9]}]")
+    pids: set[int] = set()
+    if not inodes:
+        return pids
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            for fd in (d / "fd").iterdir():
+                with contextlib.suppress(OSError):
+                    if os.readlink(fd) in inodes:
+                        pids.add(int(d.name))
+                        break
+    return pids
 
 
 def run_job(job: Job, work: Path, torchrun: str, again: bool = False) -> Run:
@@ -535,8 +706,29 @@ def run_job(job: Job, work: Path, torchrun: str, again: bool = False) -> Run:
     t0 = time.time()
     up0 = uptime()
     timed_out = False
+    loss: Loss | None = None
+    hosts = [n.host for n in nodes]
+    for host in (job.first_host, job.lose_host):
+        if host is not None and host not in hosts:
+            raise RuntimeError(f"{job.name}: {host} is not one of {hosts}")
+    if job.lose_host is not None:
+        lost = nodes[hosts.index(job.lose_host)]
+        # its local rank 0's step line, as the node's console shows it (--tee 3)
+        lost.watch = (
+            re.compile(rb"^\[default0\]:.* step %d/\d+ loss " % job.lose_step),
+            threading.Event(),
+        )
+    order = sorted(nodes, key=lambda n: n.host != job.first_host)  # first_host first
     try:
-        for node in nodes:
+        for i, node in enumerate(order):
+            if i == 1 and job.first_host is not None:
+                # the first node alone until its agent listens on the rendezvous port
+                first = order[0].proc
+                assert first is not None
+                while not port_listeners(port):
+                    if time.time() > t0 + 30 or first.poll() is not None:
+                        raise RuntimeError(f"{job.name}: {order[0].host} never hosted the store")
+                    time.sleep(0.05)
             (node.folder / "tmp").mkdir(parents=True, exist_ok=again)
             shutil.copy2(TRAIN, node.folder / "train.py")
             env = base_env | job_env(job)
@@ -579,11 +771,24 @@ def run_job(job: Job, work: Path, torchrun: str, again: bool = False) -> Run:
                     work / "capture" / f"{node.host}.kubectl",
                     slurm,
                     node.index,
+                    node.watch,
                 ),
                 daemon=True,
             )
             node.tap.start()
         deadline = t0 + RUN_TIMEOUT
+        if job.lose_host is not None:
+            lost = nodes[hosts.index(job.lose_host)]
+            assert lost.watch is not None and lost.proc is not None
+            if not lost.watch[1].wait(timeout=max(0.1, deadline - time.time())):
+                raise RuntimeError(f"{job.name}: {lost.host} never logged step {job.lose_step}")
+            agents = {n.proc.pid: n.host for n in nodes if n.proc is not None}
+            store = sorted(agents.get(pid, f"pid {pid}") for pid in port_listeners(port))
+            at = time.time()
+            pids = lose_node(lost)
+            console = (work / "capture" / f"{lost.host}.console").read_bytes()
+            trigger = next(ln for ln in reversed(console.splitlines()) if lost.watch[0].search(ln))
+            loss = Loss(lost.host, job.lose_step, trigger.decode(), at, pids[0], pids, store)
         for node in nodes:
             assert node.proc is not None
             try:
@@ -594,7 +799,11 @@ def run_job(job: Job, work: Path, torchrun: str, again: bool = False) -> Run:
     finally:
         for node in nodes:
             if node.proc is not None:
+                below = descendants(node.proc.pid)  # workers: each in its own session
                 kill_group(node.proc)  # stragglers too, whatever happened
+                for pid in below:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGKILL)
                 node.proc.wait()
         for node in nodes:
             if node.tap is not None:
@@ -602,7 +811,7 @@ def run_job(job: Job, work: Path, torchrun: str, again: bool = False) -> Run:
         slurm.close()
     took = time.time() - t0
     up1 = uptime()
-    run = Run(job, work, nodes, [], took, t0, boot_epoch=time.time() - up1)
+    run = Run(job, work, nodes, [], took, t0, boot_epoch=time.time() - up1, loss=loss)
     try:
         if job.memcg_mb is not None:
             time.sleep(0.5)  # let the kernel's report reach the ring buffer
@@ -750,6 +959,71 @@ def find_evidence(run: Run, layout: str, logs: Path) -> tuple[str | None, str | 
     return path.relative_to(logs).as_posix(), needle
 
 
+def lost_evidence(run: Run, layout: str, logs: Path) -> tuple[str, str]:
+    """The lost node's own file and a literal of its last line (where its logs stop): its
+    local rank 0's stdout.log in ``logdir``, its console (or pod log) otherwise, its own
+    ``N: `` lines of the Slurm file."""
+    loss = run.loss
+    assert loss is not None
+    node = next(n for n in run.nodes if n.host == loss.host)
+    if layout == LOGDIR:
+        path = rank_dir(logs / loss.host, 0) / "stdout.log"
+    else:
+        path = evidence_file(run, layout, logs, "launcher", loss.host, 0)
+    lines = [ln.rstrip() for ln in path.read_text(errors="replace").splitlines() if ln.strip()]
+    if layout == SLURM:
+        width = len(str(len(run.nodes) - 1))
+        lines = [ln for ln in lines if ln.startswith(f"{node.index:0{width}d}: ")]
+    if not lines:
+        raise RuntimeError(f"{run.job.name}: nothing of {loss.host} in {path}")
+    needle = lines[-1]
+    if layout == KUBECTL:  # without kubectl's own timestamp
+        needle = needle.split(" ", 1)[1]
+    return path.relative_to(logs).as_posix(), needle
+
+
+# a lost node must not say anything about its end; its survivors must say they lost it
+NODE_END = re.compile(
+    r"Traceback|Error\b|exitcode|closing signal|death signal|got signal|Signal \d+|failed|"
+    r"shutting down|ChildFailed"
+)
+PEER_LOSS = re.compile(
+    r"Connection (?:closed|reset) by peer|Broken pipe|Timed out waiting|"
+    r"RendezvousConnectionError|Failed to recv|Connection refused"
+)
+
+
+def check_loss(run: Run) -> None:
+    """The node was lost as the job says: the right node rank, the store where it should be,
+    not a word of its end in its own logs, and every survivor reporting the loss."""
+    job, loss = run.job, run.loss
+    if job.lose_host is None:
+        return
+    if loss is None:
+        raise RuntimeError(f"{job.name}: no node was lost")
+    ranks = [r for r in run.ranks if r["host"] == loss.host]
+    if {int(str(r["node_rank"])) for r in ranks} != {job.lose_node_rank}:
+        raise RuntimeError(f"{job.name}: {loss.host} was not node rank {job.lose_node_rank}")
+    if job.first_host is not None and loss.store_hosts != [job.first_host]:
+        raise RuntimeError(f"{job.name}: the rendezvous store was on {loss.store_hosts}")
+    for node in run.nodes:
+        assert node.proc is not None
+        console = run.capture(node, "console").read_text(errors="replace")
+        if node.host == loss.host:
+            if node.proc.returncode != -signal.SIGKILL:
+                raise RuntimeError(f"{job.name}: {node.host}'s agent: {node.proc.returncode}")
+            files = [run.capture(node, "console"), *sorted((node.folder / "logs").rglob("*"))]
+            for f in files:
+                if f.name == "error.json":
+                    raise RuntimeError(f"{job.name}: {f}: the lost node wrote an error file")
+                if f.is_file():
+                    for ln in f.read_text(errors="replace").splitlines():
+                        if NODE_END.search(ln):
+                            raise RuntimeError(f"{job.name}: {f} speaks of its end: {ln}")
+        elif not PEER_LOSS.search(console):
+            raise RuntimeError(f"{job.name}: survivor {node.host} shows no loss of its peers")
+
+
 def check_placement(run: Run) -> None:
     job = run.job
     if job.rank is None:
@@ -761,8 +1035,17 @@ def check_placement(run: Run) -> None:
 
 def label_for(run: Run, layout: str, logs: Path, version: str) -> dict[str, object]:
     job = run.job
-    file, needle = find_evidence(run, layout, logs)
-    host = str(run.ranks[job.rank]["host"]) if job.rank is not None else None
+    loss = run.loss
+    file: str | None
+    needle: str | None
+    if loss is not None:  # the lost node's first global rank; its logs just stop
+        rc_rank: int | None = min(int(str(r["rank"])) for r in run.ranks if r["host"] == loss.host)
+        host: str | None = loss.host
+        file, needle = lost_evidence(run, layout, logs)
+    else:
+        rc_rank = job.rank
+        file, needle = find_evidence(run, layout, logs)
+        host = str(run.ranks[job.rank]["host"]) if job.rank is not None else None
     env = " ".join(f"{k}={v}" for k, v in job_env(job).items())
     cmd = f"{env} torchrun {' '.join(torchrun_args(job, '<port>'))}"
     wrapper = (
@@ -788,7 +1071,7 @@ def label_for(run: Run, layout: str, logs: Path, version: str) -> dict[str, obje
     label: dict[str, object] = {
         "category": job.category,
         "recovery": CATEGORY_RECOVERY[job.category],
-        "root_cause_rank": job.rank,
+        "root_cause_rank": rc_rank,
         "root_cause_host": host,
         "act_on_hosts": [host] if host else [],
         "root_cause_file": file,
@@ -803,7 +1086,12 @@ def label_for(run: Run, layout: str, logs: Path, version: str) -> dict[str, obje
         "nodes": nodes,
         "torch": version,
         "command": cmd,
-        "node_command": f"unshare --uts --mount sh -c '{wrapper}'  # once per node, at once",
+        "node_command": f"unshare --uts --mount sh -c '{wrapper}'  # once per node, "
+        + (
+            f"{job.first_host} first, the others once its agent listens on the rendezvous port"
+            if job.first_host
+            else "at once"
+        ),
         "trainer_logs_rank": job.log_rank,
         "agent_loglevel": "INFO" if job.agent_info else "WARNING (default)",
         "job": job.name,
@@ -811,6 +1099,23 @@ def label_for(run: Run, layout: str, logs: Path, version: str) -> dict[str, obje
         "recorded": time.strftime("%Y-%m-%d", time.gmtime(run.start_epoch)),
         "seconds": round(run.seconds, 1),
     }
+    if loss is not None:
+        label |= {
+            "lost_node": loss.host,
+            "survivors": [n.host for n in run.nodes if n.host != loss.host],
+            "lost_how": "SIGKILL from outside the job, at once, to the node's torchrun agent's "
+            "process group and every descendant of the agent (its ranks): no error, no teardown",
+            "lost_at_step": loss.step,
+            "lost_trigger_line": loss.trigger,
+            "lost_at": datetime.fromtimestamp(loss.at, tz=timezone.utc).isoformat(
+                timespec="milliseconds"
+            ),
+            "lost_after_seconds": round(loss.at - run.start_epoch, 1),
+            "lost_pids": loss.pids,
+            "rdzv_store_host": loss.store_hosts[0] if loss.store_hosts else None,
+            "workers_store_host": run.ranks[0]["master_addr"],
+            "started_first": job.first_host,
+        }
     if layout == SLURM:
         label["slurm_job_id"] = job.slurm_job
     if job.memcg_mb:
@@ -822,6 +1127,7 @@ def record(job: Job, torchrun: str, scratch: Path, version: str) -> list[dict[st
     work = scratch / job.name
     run = run_job(job, work, torchrun)
     check_placement(run)
+    check_loss(run)
     for old in MULTINODE.glob("*/label.json"):  # this job's bundles of an earlier recording
         if json.loads(old.read_text()).get("job") == job.name:
             shutil.rmtree(old.parent)
@@ -846,7 +1152,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.list:
         for j in JOBS:
-            print(f"{j.name:14} {j.fault:8} rank {j.rank}  {'/'.join(j.layouts)}  {j.about}")
+            where = f"lose {j.lose_host}@{j.lose_step}" if j.lose_host else f"rank {j.rank}"
+            print(f"{j.name:14} {j.fault:8} {where}  {'/'.join(j.layouts)}  {j.about}")
         return 0
     unknown = sorted(set(args.jobs) - set(BY_NAME))
     if unknown:
