@@ -13,6 +13,13 @@ from functools import cached_property
 from typing import Any, Literal
 
 Role = Literal["cause", "symptom", "confirmation", "progress", "setting"]
+# What kind of text a line is: an event a process of the job logged; a line of the
+# kernel's or the system's own log inside another file (a console's dmesg, an excerpt's
+# syslog lines: patterns/formats `system:`); or a line of a kernel or system log file
+# (kern.log, dmesg-*.txt: formats `paths:`). A kernel or system line's time may lie outside
+# the job's span. Text quoted inside another line (a dict's value, a JSON record's other
+# field, a quoted log line) is none of these: it never becomes a hit.
+TextKind = Literal["event", "system-line", "system-log"]
 Severity = Literal["fatal", "error", "warning", "info"]
 Blame = Literal["node", "rank", "job", "user"]
 
@@ -227,6 +234,7 @@ class Hit:
     # the lines it stands for: itself and the copies of it before it that the scan only
     # counted (same signatures, masked text and prefix; see scan._Templates)
     repeats: int = 1
+    kind: TextKind = "event"
 
     @property
     def stream_key(self) -> tuple[int, str]:

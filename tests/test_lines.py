@@ -162,7 +162,7 @@ def test_pdsh_host_prefix_is_stripped_and_kept() -> None:
         ("sample: {'id': 1831, 'text': 'NVRM: Xid 79, GPU has fallen off the bus.'}", "NVRM", True),
         ('{"level": "info", "msg": "eval sample", "sample": "NVRM: Xid 79"}', "NVRM", True),
         ("lines = ['NVRM: Xid 79', 'ok']", "NVRM", True),
-        ("summary(last='CUDA error: out of memory')", "CUDA error", True),
+        ("summary: {'last': 'CUDA error: out of memory'}", "CUDA error", True),
     ],
 )
 def test_quoted_tells_a_quoting_person_from_a_quoting_framework(

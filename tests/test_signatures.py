@@ -39,7 +39,7 @@ def test_builtin_example(engine_name: str, sig_id: str, index: int) -> None:
     sig = BUILTIN.get(sig_id)
     assert sig is not None
     ex = sig.examples[index]
-    got = {s.id: caps for s, caps in matcher.match_line(ex["log"])}
+    got = {s.id: caps for s, caps in matcher.match_line(ex["log"])[0]}
     if ex["match"]:
         assert sig_id in got, f"should match: {ex['log']}"
         want = {k: str(v) for k, v in (ex.get("captures") or {}).items()}

@@ -80,6 +80,7 @@ def deciding(ev: Evidence) -> list[Hit]:
         if h.signature.severity != "info"
         and ev.counts.get(h.signature.id, 0) >= h.signature.min_count
         and (h.signature.id, *h.stream_key) not in ev.survived
+        and ev.in_span(h)
     ]
     if ev.completed:
         out = [h for h in out if h.signature.role == "cause"]
@@ -120,8 +121,9 @@ class CulpritRule:
 
 def _rule_deciding(walk: Walk) -> Culprit | None:
     """Only lines allowed to decide: never `info`; a `min_count` signature only when it
-    matched that often; not a cause its own stream trained past (two steps); after a
-    completion marker only causes."""
+    matched that often; not a cause its own stream trained past (two steps); not a kernel
+    or system log's line dated outside the job's span (an old Xid in a kernel log
+    collected whole, a sidecar's later copy); after a completion marker only causes."""
     walk.hits = deciding(walk.ev)
     return None
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from functools import partial
 from pathlib import PurePath
 from typing import Any
@@ -572,9 +573,57 @@ def decide(
     failed: bool = False,
     context: Callable[[str], bool] = lambda text: False,
 ) -> Verdict:
-    """Pick the root cause and map it to recovery per the taxonomy.
+    """Pick the root cause and map it to recovery per the taxonomy (see `_decide`); the
+    summary also says which alarming line it set aside as outside the job's span."""
+    v = _decide(ev, stats, lang, rules, errors, model, failed, context)
+    note = _set_aside(ev, lang)
+    return replace(v, summary=f"{v.summary} {note}") if note else v
 
-    Signatures and the timeline decide first. The classifier is asked only when they
+
+def _set_aside(ev: Evidence, lang: str) -> str:
+    """A sentence on the first fatal or error line of a kernel or system log that could
+    not decide because of its time or place (an old Xid in a kernel log collected whole):
+    the reader sees that it was seen, and why it is not the cause."""
+    aside = [
+        h for h in ev.candidates if h.signature.severity in ("fatal", "error") and not ev.in_span(h)
+    ]
+    if not aside:
+        return ""
+    h = aside[0]
+    where = f" on {h.host}" if h.host else ""
+    when = ""
+    if ev.span is not None and h.time is not None and h.time.absolute:
+        t = h.time.epoch
+        gap = ev.span[0] - t if t < ev.span[0] else t - ev.span[1]
+        ago = (
+            f"{gap / 86400:.0f} days"
+            if gap >= 86400
+            else (f"{gap / 3600:.0f} hours" if gap >= 3600 else f"{gap / 60:.0f} minutes")
+        )
+        when = f", {ago} {'before' if t < ev.span[0] else 'after'} the job's own lines"
+    if lang == "zh":
+        where_zh = f"（{h.host}）" if h.host else ""
+        return (
+            f"另见 {h.file}:{h.line}{where_zh} 的 {h.signature.id}：它在作业运行时段之外"
+            "（或在作业开始之前打印），只作背景，不是本次故障的原因。"
+        )
+    return (
+        f"Also seen: {h.signature.id}{where} ({h.file}:{h.line}{when}): outside this "
+        "job's run, context only, not its cause."
+    )
+
+
+def _decide(
+    ev: Evidence,
+    stats: Stats,
+    lang: str = "en",
+    rules: Sequence[Rule] = (),
+    errors: ErrorLines | None = None,
+    model: Callable[[], Model | None] | None = None,
+    failed: bool = False,
+    context: Callable[[str], bool] = lambda text: False,
+) -> Verdict:
+    """Signatures and the timeline decide first. The classifier is asked only when they
     found nothing, or only a signature of category `unknown`; it decides when it is sure.
     `model` loads it: only then (it is 11 MB and 0.1 s that most verdicts do not need).
     `failed`: the caller knows the job failed (its exit status), so logs that show no

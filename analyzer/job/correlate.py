@@ -103,6 +103,33 @@ class Evidence:
     survived: frozenset[tuple[str, int, str]] = frozenset()
     # setting lines (how the job is set up for recovery: analyzer.decide.readiness), resolved
     settings: tuple[Hit, ...] = ()
+    # the job's span: the first and last time its processes' own lines carry (wall clock);
+    # None when none carries one
+    span: tuple[float, float] | None = None
+    # per file, the line and step of its first step line, and the line of its last
+    # but one: where its training began and how far it went
+    trained: Mapping[int, tuple[int, int, int]] = field(default_factory=dict)
+
+    def in_span(self, hit: Hit) -> bool:
+        """Whether a line may be an event of this job by its place in time (taxonomy:
+        "Evidence: which lines may decide"): a process's own line always; a kernel or
+        system log's line only within the span, from a minute before it to a teardown
+        window after in a kernel log's own file (a kernel log collected whole holds old
+        Xids, a sidecar's copy later ones; a kernel line printed into the job's own output
+        after its timed lines, as `dmesg -T` after `Killed`, tells how it ended). A line
+        with no wall-clock time (dmesg's uptime) printed before its file's training began
+        and went on (a pre-flight check's dmesg, then steps from the first ones) is not
+        this job's either."""
+        if hit.kind == "event":
+            return True
+        if not (hit.time and hit.time.absolute):
+            first, step, second_last = self.trained.get(hit.file_index, (-1, 0, -1))
+            return not (first > hit.line and step <= _EARLY_STEP and second_last > hit.line)
+        if self.span is None:
+            return True
+        t = hit.time.epoch - self.clocks.shift(hit)
+        late = hit.kind == "system-log" and t > self.span[1] + SPAN_AFTER
+        return self.span[0] - SPAN_BEFORE <= t and not late
 
 
 @dataclass
@@ -131,6 +158,15 @@ def _more_telling(hit: Hit, held: Hit) -> bool:
     )
 
 
+# how far before the first and after the last line of the job's own processes a kernel
+# or system log's line may still be an event of the job (clocks of the kernel log and the
+# processes differ; a node's kernel reports a fault a little after the ranks stop)
+SPAN_BEFORE = 60.0
+SPAN_AFTER = 120.0
+# a first step line at most this far into a run shows where the run began
+_EARLY_STEP = 100
+
+
 class Collector:
     """Receives hits as the scan produces them."""
 
@@ -144,6 +180,9 @@ class Collector:
         self._cause_at: dict[tuple[str, int, str], dict[tuple[int, str], tuple[int | None, int]]]
         self._cause_at = {}
         self.latest: LogTime | None = None  # the latest wall-clock time any hit carries
+        self._span: tuple[float, float] | None = None  # of the processes' own lines
+        self._trained: dict[int, tuple[int, int, int]] = {}  # file -> Evidence.trained
+        self._last_step: dict[int, int] = {}  # file -> its last step line
         self._settings: dict[tuple[str, str], Hit] = {}  # how the job is set up (readiness)
 
     def add(self, hit: Hit) -> None:
@@ -153,6 +192,11 @@ class Collector:
             and (self.latest is None or hit.time.epoch > self.latest.epoch)
         ):
             self.latest = hit.time
+        if hit.kind == "event" and hit.time and hit.time.absolute:
+            t, span = hit.time.epoch, self._span
+            self._span = (t, t) if span is None else (min(span[0], t), max(span[1], t))
+        if hit.signature.progress == "step":
+            self._stepped(hit)
         if hit.signature.role == "progress":
             self.timeline.add(hit)
             return
@@ -192,6 +236,18 @@ class Collector:
         if hit.signature.role == "cause" and hit.signature.category not in _GO_ON:
             streams = self.timeline.of_process(hit.file_index, hit.who.slot)
             self._cause_at[ckey] = {st.key: (st.last_step, st.count) for st in streams}
+
+    def _stepped(self, hit: Hit) -> None:
+        i, last = hit.file_index, self._last_step.get(hit.file_index, -1)
+        if hit.line <= last:
+            return
+        self._last_step[i] = hit.line
+        had = self._trained.get(i)
+        if had is None:
+            step = hit.captures.get("step", "")
+            self._trained[i] = (hit.line, int(step) if step.isdigit() else _EARLY_STEP + 1, -1)
+        else:
+            self._trained[i] = (had[0], had[1], last)
 
     def _survived(self) -> frozenset[tuple[str, int, str]]:
         """The cause candidates whose process logged two more steps after their last line.
@@ -283,6 +339,8 @@ class Collector:
             end=end,
             job=job,
             survived=self._survived(),
+            span=self._span,
+            trained=dict(self._trained),
             settings=tuple(resolve(h, job) for h in self._settings.values()),
             clocks=clocks,
             clock_skew=tuple(

@@ -102,7 +102,7 @@ def path_who(name: str, formats: Formats | None = None) -> Who:
     NPU id (device-3/), by the path shapes of `formats` (patterns/formats/formats.yaml,
     `paths:`; default the built-in ones). `worker-N` is a node, not a rank (hosts:
     `path_hosts`)."""
-    said = (formats or builtin_formats()).path_fields(_posix(name))
+    said = (formats or builtin_formats()).path_fields(path_posix(name))
     local, ranks, devices = said.get("local_rank"), said.get("rank"), said.get("device")
     return Who(
         path_rank=int(ranks[-1]) if ranks and not local else None,
@@ -115,11 +115,11 @@ def path_attempts(name: str, formats: Formats | None = None) -> tuple[int, ...]:
     """The attempts a path's folders name, outermost first: a controller's
     `attempt_1/` around torchrun's own `attempt_0/` is (1, 0), after every file of
     `attempt_0/` (0, 0) and before `attempt_1/.../attempt_1/`; () when none."""
-    said = (formats or builtin_formats()).path_fields(_posix(name))
+    said = (formats or builtin_formats()).path_fields(path_posix(name))
     return tuple(map(int, said.get("attempt", ())))
 
 
-def _posix(name: str) -> str:
+def path_posix(name: str) -> str:
     """A bundle's name for a file as a `/`-separated path inside the bundle (a Windows
     path; an archive member's `archive!member` is the member's path: where the archive
     lies, and how the caller spelled it, say nothing of who wrote the file)."""
@@ -152,7 +152,7 @@ def cordonable(host: str | None) -> bool:
 def path_hosts(name: str, top: int = 0) -> list[str]:
     """Candidate hosts a path names, innermost first. Its `top` outermost folders (the
     ones holding every file of the job) count only by an explicit host shape."""
-    posix = _posix(name)
+    posix = path_posix(name)
     parts = [p for p in posix.split("/") if p]
     if posix.startswith("/"):  # a file named by its absolute path: /tmp/u123/... say nothing
         parts = parts[-2:]
@@ -317,7 +317,7 @@ class JobModel:
         own = {short(w.host) for w in whos if w.host}
         if len(own) == 1 and not merged:
             return self._known.get(own.pop())
-        name = _posix(self.names[i])
+        name = path_posix(self.names[i])
         pieces = set()
         for part in name.split("/"):
             stem = _SUFFIX.sub("", part)
@@ -338,7 +338,7 @@ class JobModel:
         one folder and suffix whose names are all host-shaped are one per node, each
         its host's (a lost node's file names it where none of its lines do)."""
         groups: dict[tuple[str, str], dict[str, str]] = {}
-        for n in map(_posix, self.names.values()):
+        for n in map(path_posix, self.names.values()):
             folder, _, base = n.rpartition("/")
             stem = _SUFFIX.sub("", base)
             groups.setdefault((folder, base[len(stem) :]), {})[n] = stem
@@ -355,7 +355,7 @@ class JobModel:
     def _top(self) -> str:
         """The folders every file of the job lies in (`exp-17/` of `exp-17/node-b.log`
         and `exp-17/node-c.log`): "" for a job of one file."""
-        names = [_posix(n) for n in self.names.values()]
+        names = [path_posix(n) for n in self.names.values()]
         if len(names) < 2:
             return ""
         top = (
@@ -371,7 +371,7 @@ class JobModel:
         host = self.file_host.get(file_index)
         if host:
             return ("host", short(host))
-        name = _posix(self.names.get(file_index, ""))
+        name = path_posix(self.names.get(file_index, ""))
         folder = _run_folder(name)
         if folder is None and name.rpartition("/")[0] in self._run_folders:
             folder = name.rpartition("/")[0]  # the agent's own log beside its run folder
@@ -381,7 +381,7 @@ class JobModel:
 
     @cached_property
     def _run_folders(self) -> frozenset[str]:
-        return frozenset(f for n in self.names.values() if (f := _run_folder(_posix(n))))
+        return frozenset(f for n in self.names.values() if (f := _run_folder(path_posix(n))))
 
     def _by_elimination(self, seen: dict[Node, set[int]]) -> None:
         """One node whose local ranks nothing maps, in a job whose other nodes' ranks and

@@ -98,12 +98,16 @@ _CLOSING = {'"': '"', "'": "'", "\u201c": "\u201d", "\u2018": "\u2019"}
 # person quoting: `skipping known issue: "...`, `retry on '...`.
 # Where a quotation is the line's own message, not text it quotes: at the start of the
 # message, after a framework's bracket (klog's `] "..."`), inside an exception's repr
-# (`RuntimeError('...')`), and as the value of a record's MESSAGE key (JSON-lines `"msg":`,
-# logfmt `msg=`, Kubernetes' `Message:`, `(message='...')`). Any other key's value (a
-# dataset sample's `'text':`, a JSON record's `"sample":`) is data the program printed.
-_MESSAGE_KEYS = r"msg|message|log|error|err|exception|exc|event|reason|detail|details|what"
+# (`RuntimeError('...')`), an assignment (logfmt's `err="..."`), and as the value of a
+# record's MESSAGE key (JSON-lines `"msg":`, Kubernetes' `Message:`, a platform's
+# `"overview":`). Any other key's value (a dataset sample's `'text':`, a JSON record's
+# `"sample":`) is data the program printed.
+_MESSAGE_KEYS = (
+    r"msg|message|log|error|err|exception|exc|event|reason|detail|details|what|overview"
+    r"|methodName"
+)
 _OWN_QUOTE = re.compile(
-    rf"""(?:^|[>\]]|(?:^|[{{,(\[\s])["']?(?i:{_MESSAGE_KEYS})["']?\s*[:=]|[A-Za-z](?:Error|Exception|Exit|Warning)\()\s*$"""
+    rf"""(?:^|[>\]=]|(?:^|[{{,(\[\s])["']?(?i:{_MESSAGE_KEYS})["']?\s*:|[A-Za-z](?:Error|Exception|Exit|Warning)\()\s*$"""
 )
 
 

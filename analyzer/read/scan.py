@@ -15,13 +15,13 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import date
+from datetime import date, datetime, timezone
 from functools import partial
 from typing import BinaryIO
 
 from ..job import stacks
 from ..job.correlate import ROLE_RANK, SEVERITY_RANK
-from ..job.model import who_of
+from ..job.model import path_posix, who_of
 from ..rules.formats import Fields, Formats
 from ..rules.matcher import Matcher
 from ..types import DATA_ROLES, SERIES, Hit, LogTime, Signature, Who
@@ -449,6 +449,7 @@ class StreamScanner:
     ) -> None:
         self.matcher = matcher
         self.formats = matcher.formats
+        self._system_files: dict[str, bool] = {}  # stream name -> a system log by its path
         self._key = self.formats.key
         # a fact line: (file index, file name, line, fact index, fields, its claims)
         self.on_fact = on_fact
@@ -966,9 +967,17 @@ class StreamScanner:
             message = text[cut:]
         else:
             message = strip_prefix(text, self.formats).text
+        if when is not None and self.formats.system_line(message):
+            # a kernel line inside another file is dated by its own stamp (`dmesg -T`'s),
+            # not by the collector's prefix in front of it
+            when = self.formats.time(message, _year_of(when)) or when
+        name = at.stream.name
+        system = self._system_files.get(name)
+        if system is None:
+            system = self._system_files[name] = self.formats.system_file(path_posix(name))
         hit = Hit(
             signature=sig,
-            file=at.stream.name,
+            file=name,
             file_index=at.file_index,
             line=at.line,
             offset=at.offset,
@@ -982,6 +991,15 @@ class StreamScanner:
             context_first_line=at.line - lines_before,
             who=who,
             repeats=at.repeats,
+            kind="system-log"
+            if system
+            else "system-line"
+            if self.formats.system_line(message)
+            else "event",
         )
         self.on_hit(hit)
         return hit
+
+
+def _year_of(t: LogTime) -> int:
+    return datetime.fromtimestamp(t.epoch, tz=timezone.utc).year

@@ -52,8 +52,8 @@ TIME_FIELDS = frozenset({"Y", "M", "D", "Mon", "h", "m", "s", "f", "ms", "us", "
 _TIME_HELPERS = frozenset({"sep"})
 _MONTHS = {m: i for i, m in enumerate(calendar.month_abbr) if m}
 # the fields a path shape may name (`paths:`): who wrote a file, by its path
-PATH_FIELDS = frozenset({"rank", "local_rank", "device", "attempt"})
-_KINDS = ("prefixes", "claims", "facts", "timestamps", "paths")
+PATH_FIELDS = frozenset({"rank", "local_rank", "device", "attempt", "system"})
+_KINDS = ("prefixes", "claims", "facts", "timestamps", "paths", "system", "data")
 _ENTRY_KEYS = frozenset({"id", "what", "regex", "block", "literals", "examples", "negatives"})
 # How far into a step line a rank claim is looked for (bytes): they come first.
 _CLAIM_WINDOW = 160
@@ -65,7 +65,7 @@ class Format:
     """One compiled entry of a formats file."""
 
     id: str
-    kind: str  # "prefixes" | "claims" | "facts" | "timestamps" | "paths"
+    kind: str  # one of _KINDS
     regex: str
     compiled: re.Pattern[str]
     block: str | None
@@ -87,6 +87,32 @@ class Formats:
     facts: tuple[Format, ...]
     timestamps: tuple[Format, ...] = ()
     paths: tuple[Format, ...] = ()
+    system: tuple[Format, ...] = ()
+    data: tuple[Format, ...] = ()
+
+    @cached_property
+    def _system(self) -> re.Pattern[str] | None:
+        return _either(self.system)
+
+    @cached_property
+    def _data(self) -> re.Pattern[str] | None:
+        return _either(self.data)
+
+    def system_line(self, message: str) -> bool:
+        """Whether a line has the layout of the kernel's or the system's own log (dmesg,
+        kern.log, syslog, the journal): the only place a kernel message is an event."""
+        rx = self._system
+        return rx is not None and rx.match(message) is not None
+
+    def data_line(self, message: str) -> bool:
+        """Whether a line prints data (a run summary's key and value): what it holds is
+        never an event, whatever it looks like."""
+        rx = self._data
+        return rx is not None and rx.match(message) is not None
+
+    def system_file(self, path: str) -> bool:
+        """Whether a file is the kernel's or the system's log by its name (`paths:`)."""
+        return bool(self.path_fields(path).get("system"))
 
     @cached_property
     def _alternation(self) -> tuple[str, dict[str, str]] | None:
@@ -261,6 +287,10 @@ class Formats:
         return {k: v for k, v in m.groupdict().items() if v is not None}
 
 
+def _either(formats: tuple[Format, ...]) -> re.Pattern[str] | None:
+    return re.compile("|".join(f"(?:{f.regex})" for f in formats)) if formats else None
+
+
 def _entry(raw: Any, kind: str, where: str, trusted: bool) -> Format:
     if not isinstance(raw, dict):
         raise PatternError(f"{where}: each entry is a mapping")
@@ -374,6 +404,8 @@ def load(files: tuple[Path, ...]) -> Formats:
         tuple(merged["facts"]),
         tuple(merged["timestamps"]),
         tuple(merged["paths"]),
+        tuple(merged["system"]),
+        tuple(merged["data"]),
     )
 
 
@@ -411,6 +443,16 @@ def run_examples(formats: Formats) -> tuple[int, list[str]]:
         for neg in fmt.negatives:
             checked += 1
             if fmt.compiled.search(neg):
+                failures.append(f"{fmt.id}: {neg!r}: matches but should not")
+    for fmt in (*formats.system, *formats.data):
+        reads = formats.system_line if fmt.kind == "system" else formats.data_line
+        for ex in fmt.examples:
+            checked += 1
+            if not reads(ex["line"]):
+                failures.append(f"{fmt.id}: {ex['line']!r}: not read as a {fmt.kind} line")
+        for neg in fmt.negatives:
+            checked += 1
+            if fmt.compiled.match(neg):
                 failures.append(f"{fmt.id}: {neg!r}: matches but should not")
     for fmt in (*formats.prefixes, *formats.claims, *formats.facts):
         for ex in fmt.examples:

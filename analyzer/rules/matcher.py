@@ -103,17 +103,23 @@ class Matcher:
         message = message.encode("utf-8", "replace").decode("utf-8")
         for rx in match:
             m = rx.search(message)
-            if m is None or (self._events[index] and quoted(message, m.start(), m.end())):
+            if m is None or (
+                self._events[index]
+                and (quoted(message, m.start(), m.end()) or self.formats.data_line(message))
+            ):
                 continue
             if any(x.search(message) for x in exclude):
                 return None
             return {k: v for k, v in m.groupdict().items() if v is not None}
         return None
 
-    def match_line(self, raw: str) -> list[tuple[Signature, dict[str, str]]]:
-        """Every signature matching one raw line, through the same path as a scan."""
+    def match_line(self, raw: str) -> tuple[list[tuple[Signature, dict[str, str]]], bool]:
+        """Every signature matching one raw line, through the same path as a scan; and
+        whether a signature's text is in it but was refused there (quoted, printed as
+        data, a kernel message inside another line's words)."""
         block = raw.encode("utf-8", "surrogateescape") + b"\n"
         out: list[tuple[Signature, dict[str, str]]] = []
+        refused = False
         for _, _, candidates in self.automaton.scan(block):
             for segment in clean(raw):
                 message = strip_prefix(segment, self.formats).text
@@ -121,17 +127,28 @@ class Matcher:
                     if i >= self.error_index:
                         continue
                     caps = self.verify(i, message)
-                    if caps is not None and all(self.signatures[i] is not s for s, _ in out):
+                    if caps is None:
+                        refused = refused or self._matches(i, message)
+                    elif all(self.signatures[i] is not s for s, _ in out):
                         out.append((self.signatures[i], caps))
-        return out
+        return out, refused
+
+    def _matches(self, index: int, message: str) -> bool:
+        """Whether signature `index`'s text is in the message at all (no checks)."""
+        self.verify(index, message)  # compiles it
+        compiled = self._compiled[index]
+        return compiled is not None and any(rx.search(message) for rx in compiled[0])
 
 
 def context_only(matcher: Matcher, raw: str) -> bool:
     """Whether a line is one that signatures know as context only (every signature that
-    matches it has severity info: a progress line, a benign notice): such a line is
-    never evidence, for the classifier either."""
-    found = matcher.match_line(raw)
-    return bool(found) and all(sig.severity == "info" for sig, _ in found)
+    matches it has severity info: a progress line, a benign notice), or one where a
+    signature's text was refused as quoted or data: such a line is never evidence, for
+    the classifier either."""
+    found, refused = matcher.match_line(raw)
+    return (bool(found) and all(sig.severity == "info" for sig, _ in found)) or (
+        refused and not found
+    )
 
 
 def run_examples(matcher: Matcher) -> tuple[int, list[ExampleFailure]]:
@@ -142,7 +159,7 @@ def run_examples(matcher: Matcher) -> tuple[int, list[ExampleFailure]]:
     for sig in matcher.signatures:
         for ex in sig.examples:
             checked += 1
-            got = dict((s.id, caps) for s, caps in matcher.match_line(ex["log"]))
+            got = dict((s.id, caps) for s, caps in matcher.match_line(ex["log"])[0])
             if ex["match"] and sig.id not in got:
                 failures.append(ExampleFailure(sig.id, ex["log"], "should match but does not"))
             elif not ex["match"] and sig.id in got:
