@@ -753,6 +753,8 @@ def _decide(
     own = category == sig.category  # the signature's own recovery is for its own reading
     recovery = (sig.recovery if own else None) or cat.recovery
     retryable = sig.retryable if own and sig.retryable_set else cat.retryable
+    if recovery != cat.recovery and retryable is False:
+        retryable = True  # the signature's own recovery is a restart of some kind: it helps
     idle = _idle_wait(root, ev, category)
     if (_diverged_from_the_start(root, ev) or _fixed_input(root, ev) or idle) and not sig.recovery:
         recovery, retryable = "fix_and_resubmit", False

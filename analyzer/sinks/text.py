@@ -11,6 +11,8 @@ import textwrap
 import click
 
 from ..decide.verdict import finding_kind
+from ..ops.history import Attempt
+from ..ops.policy import decide
 from ..rules.signatures import section
 from ..rules.taxonomy import category_name, recovery_meaning, recovery_name
 from ..types import Finding, Verdict
@@ -44,6 +46,7 @@ _LABELS = {
         "resume_bare": "Resume from {path}.",
         "no_ckpt": "The logs show no complete checkpoint: a restart begins at step 0.",
         "signature": "From {sig}",
+        "controller": "A restart controller (`decide`, default policy) would {action}: {reason}.",
     },
     "zh": {
         "root": "根因",
@@ -58,6 +61,7 @@ _LABELS = {
         "retry": "可重试",
         "conf": "置信度",
         "none": "无发现",
+        "controller": "重启控制器（`decide`，默认策略）会 {action}：{reason}。",
         "ranks": "个 rank",
         "more": "条发现未显示",
         "explained": "由根因导致",
@@ -111,6 +115,10 @@ def _advice(verdict: Verdict, lab: dict[str, str], lang: str) -> list[str]:
         return []
     rec = verdict.recovery
     items = [f"{rec} ({recovery_name(rec, lang)}): {recovery_meaning(rec, lang)}"]
+    decision = decide(Attempt.of(verdict))
+    if decision.recovery != rec:  # one answer: say what a controller does and why
+        action = f"{decision.action} ({decision.recovery}, exit {decision.exit_code})"
+        items.insert(0, lab["controller"].format(action=action, reason=decision.reason))
     hosts = ", ".join(verdict.act_on.hosts)
     if hosts and rec == "isolate_and_reschedule":
         items.append(lab["cordon"].format(hosts=hosts))
