@@ -354,8 +354,12 @@ def _lost_node(ev: Evidence, hits: list[Hit]) -> Lost | None:
     at = ev.clocks.corrected
 
     def node(h: Hit) -> object:
-        """A line's node: its resolved host, else the agent the job model gives it."""
-        return ("host", short(h.host)) if h.host else ev.job.node(h.file_index, h.who)
+        """A line's node: its resolved host; a rank on no known host is on the node(s)
+        the known hosts leave (a merged console whose other node names nothing); else
+        the agent the job model gives it."""
+        if h.host:
+            return ("host", short(h.host))
+        return ("unplaced", "") if h.rank is not None else ev.job.node(h.file_index, h.who)
 
     streams: dict[object, list[Hit]] = {}
     for st in ev.timeline.streams.values():

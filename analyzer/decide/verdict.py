@@ -260,18 +260,19 @@ def _stall_root(stall: Stall, lang: str, ev: Evidence) -> tuple[RootCause, str]:
 
 def _lost_root(lost: Lost, lang: str) -> tuple[RootCause, str]:
     last, peer = lost.last, lost.reported
-    node = last.host or last.file
+    node = last.host or (f"the node of rank {last.rank}" if last.rank is not None else last.file)
+    node_zh = last.host or (f"rank {last.rank} 所在节点" if last.rank is not None else last.file)
     when = last.time.iso() if last.time else "?"
     others = peer.host or f"rank {peer.rank}"
     if lang == "zh":
         summary = (
-            f"节点丢失：{node} 的日志在 {when} 之后中断，没有任何错误，也没有退出过程；"
+            f"节点丢失：{node_zh} 的日志在 {when} 之后中断，没有任何错误，也没有退出过程；"
             f"同时 {others} 等 {lost.reporters} 个 rank 报告与对端失去连接。"
-            f"根因在 {node}（掉电、内核崩溃或其 Pod 被杀），其他节点只是受害者。"
+            f"根因在 {node_zh}（掉电、内核崩溃或其 Pod 被杀），其他节点只是受害者。"
         )
     else:
         summary = (
-            f"Node lost: {node}'s logs stop at {when} with no error and no teardown, while "
+            f"Node lost: the logs of {node} stop at {when} with no error and no teardown, while "
             f"{lost.reporters} rank(s) elsewhere ({others} first) lost their peers. The cause "
             f"is on {node} (power, a kernel panic, its pod killed); the others are symptoms."
         )

@@ -134,10 +134,16 @@ class Matcher:
         return out, refused
 
     def _matches(self, index: int, message: str) -> bool:
-        """Whether signature `index`'s text is in the message at all (no checks)."""
+        """Whether signature `index`'s text is in the message but quoted or printed as
+        data there (what `verify` refused for its place, not for an `exclude`)."""
         self.verify(index, message)  # compiles it
         compiled = self._compiled[index]
-        return compiled is not None and any(rx.search(message) for rx in compiled[0])
+        if compiled is None or not self._events[index]:
+            return False
+        match, exclude = compiled
+        if any(x.search(message) for x in exclude):
+            return False
+        return any(rx.search(message) for rx in match)
 
 
 def context_only(matcher: Matcher, raw: str) -> bool:
