@@ -31,7 +31,15 @@ from .job.model import JobBuilder, JobModel, path_who
 from .job.timeline import HANG_FACTOR, HANG_MIN_GAP
 from .read.reading import Reading, worth_forking
 from .read.scan import FileScan, StreamFeed, StreamScanner, YearRef
-from .read.sources import OutOfTime, SourceNotes, Stream, Unit, iter_units, open_unit
+from .read.sources import (
+    OutOfTime,
+    SourceNotes,
+    Stream,
+    Unit,
+    iter_units,
+    likely_first,
+    open_unit,
+)
 from .rules.automaton import available_engines
 from .rules.cascade import Rule, load_rules
 from .rules.formats import Fields, format_files
@@ -393,6 +401,8 @@ class Analyzer:
             self.reading.notes.note(
                 f"deadline reached while listing the input: {len(units):,} files listed"
             )
+        if stop_at is not None:  # what time allows: the files likeliest to hold the cause
+            units.sort(key=likely_first)
         self.year.anchor(units, stop_at)
         workers = self.settings.workers
         if workers > 1 and stop_at is None and worth_forking(units):

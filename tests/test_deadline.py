@@ -144,4 +144,21 @@ def test_the_tail_keeps_a_line_that_starts_where_it_starts(
     log = tmp_path / "train.log"
     log.write_bytes(body + line + rest)
     assert log.stat().st_size - TAIL_FIRST == len(body) + inside  # where the tail begins
-    assert _tail_first(log)[0] == ("device_oom" if at_line_start else "none")
+    # a tail-only reading that finds nothing says so: unknown, never none
+    assert _tail_first(log)[0] == ("device_oom" if at_line_start else "unknown")
+
+
+@pytest.mark.slow
+def test_a_reading_cut_short_never_answers_healthy(tmp_path: Path) -> None:
+    """20,001 small files and a 1 s deadline: what was not read may hold the cause, so the
+    answer is the cause found or `unknown` saying how much was read, never `none`."""
+    step = "2026-12-07 10:00:0{s},000 - train - INFO - step {s}/9 loss 1.{s}\n"
+    body = "".join(step.format(s=s) for s in range(1, 9))
+    for i in range(20_000):
+        (tmp_path / f"rank_{i}.log").write_text(body)
+    oom = "[rank20000]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+    (tmp_path / "rank_20000.log").write_text(body + oom)
+    v = analyze(tmp_path, deadline=1.0)
+    assert v.category != "none", v.summary
+    if v.category != "device_oom":
+        assert not v.stats.complete and "deadline" in v.summary, v.summary

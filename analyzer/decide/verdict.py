@@ -730,6 +730,27 @@ def _decide(
             findings=shown,
             decided_by="caller",
         )
+    if root is None and not stats.complete and stats.lines:
+        # a reading the deadline cut short never says "healthy": the cause may sit in
+        # what was not read
+        unknown = CATEGORIES["unknown"]
+        return verdict(
+            category=unknown.id,
+            recovery=unknown.recovery,
+            retryable=unknown.retryable,
+            confidence=0.3,
+            summary=(
+                f"在截止时间内只读取了部分日志（{stats.files:,} 个文件，{stats.lines:,} 行），"
+                "其中没有发现故障原因；未读取的部分可能含有原因。"
+                if lang == "zh"
+                else f"No cause in the part of the logs read before the deadline "
+                f"({stats.files:,} files, {stats.lines:,} lines); the rest was not read "
+                "and may hold it."
+            ),
+            root_cause=None,
+            findings=shown,
+            decided_by="none",
+        )
     if root is None:
         summary = (
             ("未发现故障迹象。" if lang == "zh" else "No failure found in the logs.")

@@ -521,6 +521,23 @@ class Unit:
     named: bool = False  # on the command line: a link is followed (the user chose it)
 
 
+# a file whose name says it holds errors: read first when time is short
+_ERROR_NAMED = re.compile(r"(?i)err|fail|crash|fatal|traceback|exception|panic|dmesg|kern")
+
+
+def likely_first(unit: Unit) -> tuple[bool, int, float]:
+    """The order to read a job's files in when a deadline may cut the reading short:
+    error-named first, then the smallest (a failing rank's short log before a healthy
+    rank's long one; many small files read before one large one), the newest first among
+    equals. A file that cannot be stated goes last."""
+    named = _ERROR_NAMED.search(unit.name) is not None
+    try:
+        st = os.stat(unit.path) if unit.path is not None else None
+    except OSError:
+        return (True, 1 << 62, 0.0)
+    return (not named, st.st_size if st else 0, -(st.st_mtime if st else 0.0))
+
+
 def _walk(root: Path, prefix: str, notes: SourceNotes, stop_at: float | None) -> Iterator[Unit]:
     """Every file under `root`, sorted, depth first, with a stack rather than recursion
     (a folder nested thousands deep is a list, not a RecursionError)."""
