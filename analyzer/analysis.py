@@ -600,8 +600,6 @@ def _end_of_evidence(
     """The latest wall-clock time the logs show (any line of any file), or the caller's
     `now`. File modification times are not used: copying a bundle resets them."""
     if now is not None:
-        if now.tzinfo is None:
-            now = now.replace(tzinfo=timezone.utc)
-        return LogTime(now.timestamp(), True, True)
+        return _log_time(now)  # a naive `now` is local wall time, as zone-less lines are
     times = [t for t in [latest, *ends] if t is not None and t.absolute]
     return max(times, key=lambda t: t.epoch) if times else None

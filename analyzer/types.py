@@ -105,6 +105,22 @@ class LogTime:
             moved = dt.replace(year=year, day=28)
         return replace(self, epoch=moved.timestamp())
 
+    def wall(self) -> float:
+        """This time on the local wall clock, as an epoch read as UTC: how a zone-less
+        line states time (local wall time), so that it compares with one."""
+        if not self.has_zone:
+            return self.epoch
+        return datetime.fromtimestamp(self.epoch).replace(tzinfo=timezone.utc).timestamp()
+
+    def until(self, later: LogTime) -> float:
+        """Seconds from this time to `later`: as instants where both state their zone
+        (`...Z`, `+08:00`), on the local wall clock where one does not (a zone-less line,
+        or a live watch's clock, is local wall time): a zone-stated stamp is never
+        compared with local time as if it were UTC."""
+        if self.has_zone == later.has_zone:
+            return later.epoch - self.epoch
+        return later.wall() - self.wall()
+
     def iso(self) -> str | None:
         if not self.absolute:
             return None

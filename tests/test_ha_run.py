@@ -273,3 +273,42 @@ def test_flight_recorder_dumps_are_asked_into_the_attempt_folder(tmp_path: Path)
     assert (tmp_path / "attempt_0" / "flight").is_dir()
     mine = {"TORCH_NCCL_DEBUG_INFO_TEMP_FILE": "/x/t_", "TORCH_NCCL_TRACE_BUFFER_SIZE": "0"}
     assert flight_env(mine, tmp_path / "attempt_1") == mine  # the user's settings stand
+
+
+_ZONED_JOB = """
+import sys, time
+from datetime import datetime, timedelta, timezone
+tz = timezone.utc if sys.argv[1] == "Z" else timezone(timedelta(hours=8))
+for step in range(1, int(sys.argv[2]) + 1):
+    stamp = datetime.now(tz).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    print(f"{stamp} INFO [rank 0] step {step}/100 loss 0.5", flush=True)
+    time.sleep(0.2)
+time.sleep(float(sys.argv[3]))
+"""
+
+
+@pytest.mark.parametrize(
+    ("local", "zone", "steps", "then", "hung"),
+    [
+        ("Asia/Shanghai", "Z", 20, 0, False),
+        ("America/New_York", "+08:00", 20, 0, False),
+        ("UTC", "+08:00", 20, 0, False),
+        ("America/New_York", "Z", 5, 30, True),
+    ],
+)
+def test_ha_run_reads_zone_stated_stamps_as_instants(
+    tmp_path: Path, local: str, zone: str, steps: int, then: float, hung: bool
+) -> None:
+    """ha-run's live watch under three local zones, the job stamping its lines in UTC or
+    +08:00: a healthy job is never killed as hung (Shanghai's +8 h read as a gap), and a
+    job that stops is (New York's -5 h hid it)."""
+    job = tmp_path / "job.py"
+    job.write_text(_ZONED_JOB)
+    env = dict(os.environ, TZ=local)
+    cmd = [sys.executable, "-m", "analyzer.ops.torchrun", "--log-dir", str(tmp_path / "logs")]
+    cmd += ["--poll", "0.5", "--hang-factor", "3", "--hang-min-gap", "3", "--max-attempts", "1"]
+    cmd += ["--", sys.executable, str(job), zone, str(steps), str(then)]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert ("attempt 0 hung" in done.stderr) is hung, done.stderr[-2000:]
+    if not hung:
+        assert done.returncode == 0, done.stderr[-2000:]

@@ -176,3 +176,52 @@ def test_deleted_files_are_forgotten(tmp_path: Path) -> None:
     watcher.poll()
     assert len(watcher._files) == 5 and len(watcher.job._feeds) == 5
     assert watcher.verdict().stats.files == 50  # what they held still counts
+
+
+_ZONES = ["UTC", "Asia/Shanghai", "America/New_York"]
+
+
+@pytest.fixture(params=_ZONES)
+def local_zone(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The process's local time zone for one test (watch and ha-run read local time)."""
+    monkeypatch.setenv("TZ", request.param)
+    time.tzset()
+    request.addfinalizer(time.tzset)  # monkeypatch restores TZ first; then re-read it
+    return str(request.param)
+
+
+def _zoned_steps(path: Path, last_ago: float, zone: str) -> None:
+    """Step lines one second apart, stamped with a zone (`Z` or `+08:00`), the last one
+    `last_ago` seconds before now (an instant: the zone says which)."""
+    from datetime import timedelta, timezone
+
+    tz = timezone.utc if zone == "Z" else timezone(timedelta(hours=8))
+    end = datetime.now(tz) - timedelta(seconds=last_ago)
+    lines = []
+    for s in range(1, 21):
+        t = end - timedelta(seconds=20 - s)
+        stamp = t.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        lines.append(f"{stamp} INFO [rank 1] step {s}/100 loss 0.5\n")
+    path.write_text("".join(lines))
+
+
+@pytest.mark.parametrize("zone", ["Z", "+08:00"])
+def test_zone_stated_stamps_are_instants_whatever_the_local_zone(
+    tmp_path: Path, local_zone: str, zone: str
+) -> None:
+    """A healthy job 30 s after its last step is no hang, and one stopped two hours ago is,
+    under any local TZ: a zone-stated stamp is compared with the clock as an instant (read
+    as local wall time it made Shanghai's healthy jobs hang and New York's hangs vanish)."""
+    log = tmp_path / "rank_1.log"
+    _zoned_steps(log, 30, zone)
+    watcher = Watcher([tmp_path], hang_min_gap=300)
+    assert [e.kind for e in watcher.poll()] == [], local_zone
+    assert watcher.verdict().category == "none"
+    _zoned_steps(log, 7200, zone)
+    hung = Watcher([tmp_path], hang_min_gap=300)
+    kinds = [e.kind for e in hung.poll()]
+    assert "hang_confirmed" in kinds, (local_zone, kinds)
+    v = hung.verdict()
+    assert v.category == "hang" and v.root_cause is not None and v.root_cause.rank == 1
+    assert v.progress[0].stalled_seconds is not None
+    assert 7000 < v.progress[0].stalled_seconds < 7400, v.progress

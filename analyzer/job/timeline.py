@@ -159,7 +159,7 @@ class Stream:
             return False
         elapsed = _clock_seconds(last.captures.get("elapsed", ""))
         printed = max(at.epoch, began.epoch + elapsed)
-        return end.epoch - (printed + remaining) > max(remaining, _OVERDUE_SLACK)
+        return at.until(end) - (printed - at.epoch + remaining) > max(remaining, _OVERDUE_SLACK)
 
     def step_time(self) -> float | None:
         """Median seconds between progress lines: robust to the slow first steps and
@@ -360,7 +360,7 @@ class Timeline:
             threshold = max(factor * step_time, min_gap)
             if s.last_phase is not None:
                 threshold = max(threshold, SLOW_PHASE_GAP)
-            gap = end.epoch - last.time.epoch
+            gap = last.time.until(end)
             if gap > threshold:
                 out.append(Stall(s, last, gap, step_time, threshold=threshold))
         offsets = offsets or {}
@@ -395,7 +395,7 @@ class Timeline:
         first = min(quiet, key=lambda s: s.last.time.epoch if s.last and s.last.time else 0.0)
         assert first.last is not None
         last_time = first.last.time
-        gap = end.epoch - last_time.epoch if end and last_time and last_time.absolute else 0.0
+        gap = last_time.until(end) if end and last_time and last_time.absolute else 0.0
         return Stall(first, first.last, max(gap, 0.0), first.step_time() or 0.0, "silent")
 
     def clock_offsets(self) -> dict[tuple[int, str], float]:
