@@ -211,6 +211,10 @@ def test_sigterm_to_ha_run_reaches_the_job_and_leaves_no_process_behind(tmp_path
     record = json.loads((tmp_path / "logs" / "attempt_0" / "supervisor.json").read_text())
     assert record["signal"] == "SIGTERM"
     assert "ha-run: got SIGTERM; passing it to the job" in launcher.read_text()
+    # the attempt stopped from outside still has its verdict on record: preempted
+    verdict = json.loads((tmp_path / "logs" / "attempt_0" / "verdict.json").read_text())
+    assert verdict["category"] == "preempted", verdict["summary"]
+    assert (tmp_path / "logs" / "verdicts.jsonl").read_text().count("\n") == 1
 
 
 @pytest.mark.parametrize("style", ["timm", "mmengine", "fairseq", "detectron2", "keras", "epoch"])

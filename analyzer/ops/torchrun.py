@@ -311,6 +311,17 @@ def run_attempt(
     return proc.returncode, hung
 
 
+# seconds to analyse an attempt stopped by a signal (Kubernetes' default grace is 30 s)
+_SIGNAL_DEADLINE = 5.0
+
+
+def _record(adir: Path, log_dir: Path, verdict: Verdict) -> None:
+    """An attempt's verdict: its `verdict.json`, and a line of the job's `verdicts.jsonl`."""
+    (adir / "verdict.json").write_text(json.dumps(verdict.to_dict(), indent=1) + "\n")
+    with open(log_dir / "verdicts.jsonl", "a", encoding="utf-8") as f:
+        f.write(json.dumps(verdict.to_dict()) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="ha-run",
@@ -397,9 +408,12 @@ def _attempts(
             signals=signals,
         )
         if signals.received is not None:  # stopped from outside: the scheduler decides
+            # the attempt's verdict still goes on record (its launcher log ends with our
+            # note of the signal: preempted), within a deadline a pod's grace period allows
+            _record(adir, args.log_dir, analyze(adir, failed=True, deadline=_SIGNAL_DEADLINE))
             print(
                 f"ha-run: got {signals.received.name}; passed it to the job, which exited "
-                f"{rc} (attempt {n}; {adir / 'supervisor.json'})",
+                f"{rc} (attempt {n}; {adir / 'verdict.json'})",
                 file=sys.stderr,
             )
             return 128 + int(signals.received)
@@ -413,10 +427,8 @@ def _attempts(
             hang_min_gap=args.hang_min_gap,
         )
         decision = decide(Attempt.of(verdict), history, policy)
-        (adir / "verdict.json").write_text(json.dumps(verdict.to_dict(), indent=1) + "\n")
+        _record(adir, args.log_dir, verdict)
         (adir / "decision.json").write_text(json.dumps(decision.to_dict(), indent=1) + "\n")
-        with open(args.log_dir / "verdicts.jsonl", "a", encoding="utf-8") as f:
-            f.write(json.dumps(verdict.to_dict()) + "\n")
         print(
             f"ha-run: attempt {n} {'hung' if hung else f'exited {rc}'}: {verdict.category} "
             f"-> {decision.action} {decision.recovery} (exit {decision.exit_code}): "
