@@ -198,3 +198,20 @@ def test_a_hang_is_found_in_step_formats_nobody_wrote_a_signature_for(
     assert v.category == "hang" and v.root_cause is not None and v.root_cause.rank == 1
     assert v.progress[0].last_step == 100 and v.progress[0].steps >= 2
     assert analyze(logs, model=False, now=last + timedelta(seconds=10)).category == "none"
+
+
+def test_year_less_stamps_across_new_year_keep_the_job_s_order(tmp_path: Path) -> None:
+    """A healthy run that starts on 31 December (one full date) and logs glog stamps
+    into January: the January lines take the next year, not eleven months back (which
+    read as a hang of 525,594 minutes)."""
+    from datetime import datetime, timedelta
+
+    lines = ["2025-12-31 23:58:00,000 - INFO - job start, world 1\n"]
+    t = datetime(2025, 12, 31, 23, 58, 10)
+    for s in range(1, 40):
+        lines.append(f"I{t:%m%d %H:%M:%S}.000000 4242 train.py:10] step {s}/100 loss 0.5\n")
+        t += timedelta(seconds=10)
+    (tmp_path / "train.log").write_text("".join(lines))
+    v = analyze(tmp_path)
+    assert v.category == "none", v.summary
+    assert v.progress[0].last_time == "2026-01-01T00:04:30.000"

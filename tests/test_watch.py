@@ -225,3 +225,31 @@ def test_zone_stated_stamps_are_instants_whatever_the_local_zone(
     assert v.category == "hang" and v.root_cause is not None and v.root_cause.rank == 1
     assert v.progress[0].stalled_seconds is not None
     assert 7000 < v.progress[0].stalled_seconds < 7400, v.progress
+
+
+def test_a_confirmed_hang_names_the_rank_the_others_waited_for(tmp_path: Path) -> None:
+    """Four ranks stop at step 50 together; ranks 0, 2 and 3 then report the collective
+    timeout and rank 1 says nothing: rank 1 is the one they waited for. `watch` confirms
+    the hang the verdict reads (one definition of a hang) and names rank 1, not the first
+    waiting rank (it named rank 0, the first stalled file)."""
+    from datetime import timedelta
+
+    start = datetime.now() - timedelta(hours=2)
+    for rank in (0, 1, 2, 3):
+        lines = [
+            f"{start + timedelta(seconds=s):%Y-%m-%d %H:%M:%S},000 - INFO - [rank {rank}] "
+            f"step {s}/100 loss 0.5\n"
+            for s in range(1, 51)
+        ]
+        if rank != 1:
+            lines.append(
+                f"[rank{rank}]:[E{start:%m%d} {start + timedelta(seconds=650):%H:%M:%S}.000000 "
+                f"4242 ProcessGroupNCCL.cpp:632] [Rank {rank}] Watchdog caught collective operation "
+                "timeout: WorkNCCL(SeqNum=51, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+                "Timeout(ms)=600000) ran for 600009 milliseconds before timing out.\n"
+            )
+        (tmp_path / f"rank_{rank}.log").write_text("".join(lines))
+    watcher = Watcher([tmp_path], hang_min_gap=300)
+    confirmed = [e.to_dict() for e in watcher.poll() if e.kind == "hang_confirmed"]
+    assert [c["rank"] for c in confirmed] == [1], confirmed
+    assert watcher.verdict().root_cause.rank == 1  # type: ignore[union-attr]

@@ -18,6 +18,7 @@ from typing import Any, BinaryIO
 from ..analysis import Analyzer, PathArg, Settings
 from ..job import flight
 from ..job.model import path_who
+from ..job.timeline import Stall
 from ..read.sources import SourceNotes, Unit, iter_units, open_regular
 from ..types import DATA_ROLES, Hit, LogTime, Verdict
 
@@ -204,34 +205,40 @@ class Watcher:
         if completed and not self._reported.finished:
             self._reported.finished = True
             events.append(WatchEvent("finished", stamp, {}))
+        if not completed:
+            events += self._hang_events(stamp)
+        return events
+
+    def _hang_events(self, stamp: str) -> list[WatchEvent]:
+        """A stream stalled for half the hang thresholds is a suspicion; a hang is
+        confirmed when the verdict says so (the one definition of a hang: the culprit
+        table's), naming the rank the verdict names, the one that stopped first, or none
+        when the ranks stopped together and the logs cannot tell."""
         s = self.job.settings
         end = LogTime(self._now().replace(tzinfo=timezone.utc).timestamp())
-        for kind, factor, seen in (
-            ("hang_suspected", 0.5, self._reported.suspected),
-            ("hang_confirmed", 1.0, self._reported.confirmed),
-        ):
-            if completed:
-                break
-            for st in timeline.stalls(end, s.hang_factor * factor, s.hang_min_gap * factor):
-                key = (st.stream.file, st.stream.rank)  # by name: a rotated log is the same
-                if key in seen:
-                    continue
+        timeline = self.job.collector.timeline
+        out = []
+        seen = self._reported.suspected
+        for st in timeline.stalls(end, s.hang_factor * 0.5, s.hang_min_gap * 0.5):
+            key = (st.stream.file, st.stream.rank)  # by name: a rotated log is the same
+            if key not in seen:
                 seen.add(key)
-                events.append(
-                    WatchEvent(
-                        kind,
-                        stamp,
-                        {
-                            "file": st.stream.file,
-                            "rank": st.stream.rank,
-                            "line": st.last.line,
-                            "last_progress": st.last.time.iso() if st.last.time else None,
-                            "stalled_seconds": round(st.gap, 1),
-                            "step_seconds": round(st.step_time, 3),
-                        },
-                    )
-                )
-        return events
+                out.append(WatchEvent("hang_suspected", stamp, _stalled(st)))
+        stalls = timeline.stalls(end, s.hang_factor, s.hang_min_gap)
+        if not stalls or self._reported.confirmed:
+            return out
+        v = self.verdict()
+        rc = v.root_cause
+        if v.category != "hang" or rc is None:
+            return out
+        self._reported.confirmed.add((rc.file, rc.rank))
+        named = next(
+            (st for st in stalls if (st.stream.file, st.stream.rank) == (rc.file, rc.rank)), None
+        )
+        fields = _stalled(named or stalls[0])
+        fields.update(file=rc.file, rank=rc.rank, line=rc.line)
+        out.append(WatchEvent("hang_confirmed", stamp, fields))
+        return out
 
     def _failure_event(self, v: Verdict, stamp: str) -> WatchEvent | None:
         """The verdict's root cause, if it is a failure not reported before (a hang is
@@ -262,3 +269,14 @@ class Watcher:
     def verdict(self) -> Verdict:
         """The verdict on everything read so far, with the wall clock as the end of time."""
         return self.job.verdict(self._now())
+
+
+def _stalled(st: Stall) -> dict[str, object]:
+    return {
+        "file": st.stream.file,
+        "rank": st.stream.rank,
+        "line": st.last.line,
+        "last_progress": st.last.time.iso() if st.last.time else None,
+        "stalled_seconds": round(st.gap, 1),
+        "step_seconds": round(st.step_time, 3),
+    }

@@ -120,12 +120,24 @@ class YearRef:
     year: int = field(default_factory=lambda: date.today().year)
     anchored: bool = False
     formats: Formats | None = None  # the job's timestamp forms (None: the built-in ones)
+    at: float | None = None  # the anchoring full date (epoch)
 
     def see(self, text: str) -> None:
         if not self.anchored:
             y = has_year(text, self.formats)
             if y:
                 self.year, self.anchored = y, True
+                t = parse_time(text, y, self.formats)
+                self.at = t.epoch if t is not None and t.absolute else None
+
+    def place(self, t: LogTime | None) -> LogTime | None:
+        """A year-less time in the year, of the anchor's and the two beside it, that
+        lies nearest the anchoring date: a run across New Year keeps its order (a
+        `Jan  1` after a `2025-12-31` full date is 2026, not eleven months back)."""
+        if t is None or not t.inferred or self.at is None:
+            return t
+        at, y = self.at, self.year
+        return min((t, t.with_year(y - 1), t.with_year(y + 1)), key=lambda c: abs(c.epoch - at))
 
     def anchor(self, units: Sequence[Unit], stop_at: float | None = None) -> None:
         """The year of the first full date in the first lines of the job's plain files
@@ -967,6 +979,7 @@ class StreamScanner:
             message = text[cut:]
         else:
             message = strip_prefix(text, self.formats).text
+        when = self.year.place(when)
         if when is not None and self.formats.system_line(message):
             # a kernel line inside another file is dated by its own stamp (`dmesg -T`'s),
             # not by the collector's prefix in front of it

@@ -221,7 +221,9 @@ class Merger:
         fix = self.year.year if self.year.anchored else None
 
         def when(t: LogTime | None) -> LogTime | None:
-            return t.with_year(fix) if t is not None and fix is not None and t.inferred else t
+            if t is None or fix is None or not t.inferred:
+                return t
+            return self.year.place(t.with_year(fix))
 
         self._when = when
         by_id, add = self._by_id, self.job.collect
