@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -182,12 +183,20 @@ _ZONES = ["UTC", "Asia/Shanghai", "America/New_York"]
 
 
 @pytest.fixture(params=_ZONES)
-def local_zone(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """The process's local time zone for one test (watch and ha-run read local time)."""
-    monkeypatch.setenv("TZ", request.param)
+def local_zone(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The process's local time zone for one test (watch and ha-run read local time),
+    restored (and re-read: tzset) after it, so no later test runs in it."""
+    before = os.environ.get("TZ")
+    os.environ["TZ"] = str(request.param)
     time.tzset()
-    request.addfinalizer(time.tzset)  # monkeypatch restores TZ first; then re-read it
-    return str(request.param)
+    try:
+        yield str(request.param)
+    finally:
+        if before is None:
+            os.environ.pop("TZ", None)
+        else:
+            os.environ["TZ"] = before
+        time.tzset()
 
 
 def _zoned_steps(path: Path, last_ago: float, zone: str) -> None:
