@@ -130,6 +130,12 @@ class LogTime:
         return dt.replace(tzinfo=None).isoformat(timespec="milliseconds")
 
 
+def epoch_or(t: LogTime | None, missing: float) -> float:
+    """A time's epoch where it is a wall-clock time, else `missing`: the one rule for a
+    line with no time (+inf to rank it last among the earliest, -inf among the latest)."""
+    return t.epoch if t is not None and t.absolute else missing
+
+
 @dataclass(frozen=True)
 class Signature:
     """One compiled signature from a pattern file."""

@@ -16,7 +16,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from ..read.lines import TRACEBACK
-from ..types import ClockSkew, Finding, Hit, LogTime, RankEvent, RankProgress, Who
+from ..types import (
+    ClockSkew,
+    Finding,
+    Hit,
+    LogTime,
+    RankEvent,
+    RankProgress,
+    Who,
+    epoch_or,
+)
 from . import stacks
 from .model import JobModel
 from .timeline import HANG_FACTOR, HANG_MIN_GAP, Stall, Timeline
@@ -32,7 +41,7 @@ SEVERITY_RANK = {"fatal": 0, "error": 1, "warning": 2, "info": 3}
 
 def time_key(hit: Hit) -> float:
     """Wall-clock seconds, or +inf where only file order is known."""
-    return hit.time.epoch if hit.time and hit.time.absolute else math.inf
+    return epoch_or(hit.time, math.inf)
 
 
 def order_key(hit: Hit, shift: float = 0.0) -> tuple[int, int, float, int, int]:

@@ -13,13 +13,14 @@ modification times are not evidence in a copied bundle.
 
 from __future__ import annotations
 
+import math
 import re
 import statistics
 from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from ..types import Hit, LogTime, Who
+from ..types import Hit, LogTime, Who, epoch_or
 
 if TYPE_CHECKING:
     from .model import JobModel
@@ -56,10 +57,6 @@ def checkpoint_step(hit: Hit) -> int | None:
         return int(step)
     found = STEP_IN_PATH.findall(hit.captures.get("path", ""))
     return int(found[-1]) if found else None
-
-
-def time_of(hit: Hit) -> float:
-    return hit.time.epoch if hit.time and hit.time.absolute else float("-inf")
 
 
 @dataclass
@@ -268,9 +265,9 @@ class Timeline:
             self.resumed = True
         elif hit.signature.progress == "checkpoint_saved":
             step = checkpoint_step(hit)
-            if self.saved is None or (step or -1, time_of(hit)) >= (
+            if self.saved is None or (step or -1, epoch_or(hit.time, -math.inf)) >= (
                 self.saved[0] or -1,
-                time_of(self.saved[1]),
+                epoch_or(self.saved[1].time, -math.inf),
             ):
                 self.saved = (step, hit)
         if hit.signature.progress != "step":
