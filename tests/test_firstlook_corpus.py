@@ -49,12 +49,13 @@ def test_readme_quotes_the_recorded_first_look() -> None:
     import re
 
     recorded = (ROOT / "README.md").read_text(encoding="utf-8")
-    line = re.search(
+    lines = re.findall(
         r"cases (\d+) \| category \d+/\d+ \((\d+)%\) \| recovery \d+/\d+ \((\d+)%\) \| evidence \d+/\d+ \((\d+)%\)",
         recorded,
     )
-    assert line is not None
-    n, cat, rec, ev = line.groups()
+    assert len(lines) == len({c.parent for c in CASES}) >= 2  # one per batch
     readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
-    assert f"a batch of {n} real cases" in readme
-    assert f"it read {cat}% category, {rec}% recovery, {ev}% evidence" in readme
+    (n1, cat1, rec1, ev1), (n2, cat2, rec2, ev2) = lines[0], lines[-1]
+    assert f"a batch of {n1} real cases" in readme and f"a batch of {n2} real cases" in readme
+    assert f"it read {cat1}% category, {rec1}% recovery, {ev1}% evidence" in readme
+    assert f"read {cat2}% category, {rec2}% recovery, {ev2}% evidence" in readme
