@@ -164,6 +164,9 @@ class Signature:
     vendor: str = "other"
     min_count: int = 1
     completion: bool = False
+    # an `unknown` reading that is the taxonomy's own (a lost node whose logs say nothing):
+    # the classifier never overrules it
+    final: bool = False
     progress: Progress | None = None
     setting: Setting | None = None
     # (category, frame regex): the more specific reading of a line raised inside such a

@@ -503,6 +503,9 @@ def _with_targets(job: JobModel, root: Hit | None = None, **fields: Any) -> Verd
     rc: RootCause | None = fields.get("root_cause")
     if rc is not None:
         hosts = [rc.host] if rc.host else []
+        failed = rc.captures.get("failed_host")  # a node the line says failed (Ray's GCS)
+        if failed and failed not in hosts:
+            hosts.append(job.peer(failed) or failed)
         if fields.get("category") == "network_fault":
             caps = rc.captures
             peer = job.peer(caps.get("peer") or caps.get("remote"), caps.get("remote_rank"))
@@ -700,7 +703,9 @@ def _decide(
     asked = None
     root = culprit.hit if culprit is not None else None
     final = culprit is not None and culprit.final  # a rule read the logs to the end
-    if root is None or (root.signature.category == "unknown" and not final):
+    if root is None or (
+        root.signature.category == "unknown" and not final and not root.signature.final
+    ):
         asked = _ask_model(model() if model else None, errors, ev, lang, failed, context)
     if asked is not None and asked[1] is not None:
         opinion, model_root, model_summary = asked

@@ -71,6 +71,7 @@ KEY_ORDER = (
     "evidence",
     "min_count",
     "completion",
+    "final",
     "progress",
     "setting",
     "raised_in",
@@ -289,6 +290,11 @@ def _parse_signature(
         raise fail("completion", "must be true or false")
     if completion and d["severity"] != "info":
         raise fail("completion", "a completion marker must have severity info")
+    final = d.get("final", False)
+    if final not in (True, False):
+        raise fail("final", "must be true or false")
+    if final and d["category"] != "unknown":
+        raise fail("final", "only an `unknown` reading can be final (others are already)")
     progress = _data_kind(d, "progress", PROGRESS_KINDS, fail)
     setting = _data_kind(d, "setting", SETTING_KINDS, fail)
     raised_in = _raised_in(d.get("raised_in"), fail)
@@ -367,6 +373,7 @@ def _parse_signature(
         overlaps=tuple(overlaps),
         min_count=min_count,
         completion=completion,
+        final=final,
         progress=progress,
         setting=setting,
         raised_in=raised_in,
