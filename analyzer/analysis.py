@@ -218,7 +218,7 @@ class Analyzer:
         self.errors = ErrorLines()
         self.reading = Reading(SourceNotes(secrets=self.settings.redact))
         self.year = YearRef(formats=self.matcher.formats)
-        self.builder = JobBuilder()
+        self.builder = JobBuilder(formats=self.matcher.formats)
         self._listeners: list[Callable[[Hit], None]] = []
         self.scanner = StreamScanner(
             self.matcher,

@@ -168,3 +168,26 @@ def test_a_path_shape_is_one_yaml_entry(tmp_path: Path) -> None:
     taught = analyze(logs, _taught(tmp_path, USER_PATHS))
     assert plain.root_cause is not None and plain.root_cause.rank is None
     assert taught.root_cause is not None and taught.root_cause.rank == 7
+
+
+def test_a_host_shape_is_one_yaml_entry(tmp_path: Path) -> None:
+    """A folder is a host only where a path shape says so: a cluster whose node folders
+    are named rack7_slot4 (no built-in shape reads them) names no host to act on until
+    the user's formats.yaml declares the shape; then the failing node's folder is it."""
+    ecc = "[rank2]: RuntimeError: CUDA error: uncorrectable ECC error encountered"
+    logs = write_bundle(
+        tmp_path / "logs",
+        {"rack7_slot3/console.log": ["step 1 loss 1.0"], "rack7_slot4/console.log": [ecc]},
+    )
+    shape = """paths:
+  - id: rack-slot-node
+    what: "our node folders: rack7_slot4/"
+    regex: '(?:^|/)(?P<host>rack\\d+_slot\\d+)/'
+    examples:
+      - path: "rack7_slot4/console.log"
+        fields: {host: "rack7_slot4"}
+"""
+    plain = analyze(logs, Settings(model=False))
+    taught = analyze(logs, _taught(tmp_path, shape))
+    assert plain.category == taught.category == "device_fault"
+    assert plain.act_on.hosts == () and taught.act_on.hosts == ("rack7_slot4",)

@@ -73,28 +73,13 @@ def normal_busid(text: str | None) -> str | None:
 
 # --- paths ------------------------------------------------------------------------
 
-# Host-shaped path components: explicit host/node names with a digit, pod names of
-# PyTorchJob/MPIJob/Volcano (`job-worker-3`, `job-master-0`, `job-launcher-x7`),
-# `worker-N` (a node: a pod, an Ascend worker), IPv4 addresses, and kernel-log names
-# that carry the host (`dmesg-HOST.txt`, `HOST.kern.log`, `syslog-HOST`).
-_HOSTY = re.compile(
-    r"(?:host|node)[_\-]?[a-z0-9][\w.\-]*\d[\w.\-]*"
-    r"|(?:[a-z0-9][a-z0-9-]*-)?(?:worker|master|launcher|chief|ps)-[a-z0-9]+"
-    r"|\d{1,3}(?:\.\d{1,3}){3}",
-    re.I,
-)
+# Names of a path's parts this module reads as such (the host a line names is matched
+# against a file's name without them); the host SHAPES of a path are data:
+# patterns/formats/formats.yaml, `paths:` fields `host`, `host_like`, `host_before`.
 _WORDS = "dmesg|kern|kernel|syslog|messages|journal|console|stdout|stderr|train|launcher"
 _LOG_WORDS = re.compile(rf"^(?:{_WORDS})[_.\-]|[_.\-](?:{_WORDS})$", re.I)
 _SUFFIX = re.compile(r"(?:\.(?:log|out|err|txt|gz|bz2|xz|zst|json))+$", re.I)
-# A folder that is a host by its shape alone: a name with letters then digits
-# (gpu-a17, dgx-012, c117, node3), not a word this project knows to be something else.
-_HOST_DIR = re.compile(r"[a-z][a-z0-9]*(?:[-.][a-z0-9]+)*\d[a-z0-9]*", re.I)
-_NOT_HOST = re.compile(
-    r"^(?:rank|attempt|device|proc|process|plog|slurm|job|step|epoch|run|exp|iter|ckpt|"
-    r"checkpoint|global_step|v|version|log|logs|output|tmp|none|debug|run_\w+)"
-    r"(?:[_\-]?\d+|_\w+)?$|^\d+$|^none_\w+$|^[0-9a-f]{8,}$",
-    re.I,
-)
+_HOST_FIELDS = frozenset({"host", "host_like", "host_before"})
 
 
 def path_who(name: str, formats: Formats | None = None) -> Who:
@@ -149,26 +134,22 @@ def cordonable(host: str | None) -> bool:
     return bool(host) and not _NOT_A_NODE.fullmatch(str(host))
 
 
-def path_hosts(name: str, top: int = 0) -> list[str]:
-    """Candidate hosts a path names, innermost first. Its `top` outermost folders (the
-    ones holding every file of the job) count only by an explicit host shape."""
+def path_hosts(name: str, top: int = 0, formats: Formats | None = None) -> list[str]:
+    """Candidate hosts a path names, innermost first, by the path shapes of `formats`
+    (default the built-in ones). Its `top` outermost folders (the ones holding every file
+    of the job) count only by an explicit host shape (`worker-0/`), never by looking like
+    one (`exp-17/`)."""
     posix = path_posix(name)
-    parts = [p for p in posix.split("/") if p]
+    cut = 0
     if posix.startswith("/"):  # a file named by its absolute path: /tmp/u123/... say nothing
-        parts = parts[-2:]
-        top = max(0, top - (posix.count("/") - 2))
-    out: list[str] = []
-    for i, part in enumerate(reversed(parts)):
-        is_file = i == 0
-        shaped_only = not is_file and len(parts) - i <= top  # may look like a host only
-        stem = _SUFFIX.sub("", part) if is_file else part
-        for piece in {stem, _LOG_WORDS.sub("", stem)}:
-            if not piece or _NOT_HOST.match(piece):
-                continue
-            if _HOSTY.fullmatch(piece) or (
-                not shaped_only and (not is_file or piece != stem) and _HOST_DIR.fullmatch(piece)
-            ):
-                out.append(piece)
+        cut = posix.rfind("/", 0, posix.rfind("/")) + 1
+        top = max(0, top - posix[:cut].count("/") + 1)
+    spans = (formats or builtin_formats()).path_spans(posix, _HOST_FIELDS)
+    out = [
+        value
+        for at, field_, value in reversed(spans)
+        if at >= cut and (field_ == "host" or posix[cut:at].count("/") >= top)
+    ]
     return list(dict.fromkeys(out))
 
 
@@ -194,6 +175,7 @@ class JobBuilder:
     names: dict[int, str] = field(default_factory=dict)
     whos: dict[int, Counter[Who]] = field(default_factory=dict)
     records: list[Record] = field(default_factory=list)
+    formats: Formats | None = None  # the job's (its path shapes name hosts); None: built-in
 
     def see(self, file_index: int, name: str, who: Who) -> None:
         """A hit's claims (distinct ones are kept, counted)."""
@@ -329,7 +311,7 @@ class JobModel:
             return named[0]
         # the folders that hold every file of the job are the bundle's: a node's only
         # by an explicit shape (worker-0/, node-3/), never by looking like one (exp-17/)
-        candidates = path_hosts(name, self._top.count("/"))
+        candidates = path_hosts(name, self._top.count("/"), self._b.formats)
         return candidates[0] if candidates else self._node_files.get(name)
 
     @cached_property
@@ -344,10 +326,8 @@ class JobModel:
             groups.setdefault((folder, base[len(stem) :]), {})[n] = stem
         out: dict[str, str] = {}
         for files in groups.values():
-            if len(files) >= 2 and all(
-                not _NOT_HOST.match(st) and (_HOSTY.fullmatch(st) or _HOST_DIR.fullmatch(st))
-                for st in files.values()
-            ):
+            shaped = [path_hosts(f"{st}/x", 0, self._b.formats) == [st] for st in files.values()]
+            if len(files) >= 2 and all(shaped):
                 out.update(files)
         return out
 

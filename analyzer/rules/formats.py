@@ -52,7 +52,9 @@ TIME_FIELDS = frozenset({"Y", "M", "D", "Mon", "h", "m", "s", "f", "ms", "us", "
 _TIME_HELPERS = frozenset({"sep"})
 _MONTHS = {m: i for i, m in enumerate(calendar.month_abbr) if m}
 # the fields a path shape may name (`paths:`): who wrote a file, by its path
-PATH_FIELDS = frozenset({"rank", "local_rank", "device", "attempt", "system"})
+PATH_FIELDS = frozenset(
+    {"rank", "local_rank", "device", "attempt", "system", "host", "host_like", "host_before"}
+)
 _KINDS = ("prefixes", "claims", "facts", "timestamps", "paths", "system", "data")
 _ENTRY_KEYS = frozenset({"id", "what", "regex", "block", "literals", "examples", "negatives"})
 # How far into a step line a rank claim is looked for (bytes): they come first.
@@ -109,6 +111,19 @@ class Formats:
         never an event, whatever it looks like."""
         rx = self._data
         return rx is not None and rx.match(message) is not None
+
+    def path_spans(self, path: str, names: frozenset[str]) -> list[tuple[int, str, str]]:
+        """Where the path shapes find fields `names` in a path: (start, field, value),
+        outermost first, every shape's every match (a folder may be two shapes)."""
+        out = []
+        for shape in self.paths:
+            if names.isdisjoint(shape.compiled.groupindex):
+                continue
+            for m in shape.compiled.finditer(path):
+                for k, v in m.groupdict().items():
+                    if v is not None and k in names:
+                        out.append((m.start(k), k, v))
+        return sorted(out)
 
     def system_file(self, path: str) -> bool:
         """Whether a file is the kernel's or the system's log by its name (`paths:`)."""
