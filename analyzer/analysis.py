@@ -29,7 +29,7 @@ from .job import flight
 from .job.correlate import Collector, Evidence
 from .job.model import JobBuilder, JobModel, path_who
 from .job.timeline import HANG_FACTOR, HANG_MIN_GAP
-from .read.reading import Reading, worth_forking
+from .read.reading import Account, Reading, worth_forking
 from .read.scan import FileScan, StreamFeed, StreamScanner, YearRef
 from .read.sources import (
     OutOfTime,
@@ -218,7 +218,7 @@ class Analyzer:
         self.errors = ErrorLines()
         self.reading = Reading(SourceNotes(secrets=self.settings.redact))
         self.year = YearRef(formats=self.matcher.formats)
-        self.builder = JobBuilder(formats=self.matcher.formats)
+        self.builder = JobBuilder()
         self._listeners: list[Callable[[Hit], None]] = []
         self.scanner = StreamScanner(
             self.matcher,
@@ -233,6 +233,12 @@ class Analyzer:
         self._dumps: dict[str, bytearray] = {}  # dumps being fed, read at close
         self._matched = 0  # dumps matched across ranks so far
         self._started = time.perf_counter()
+
+    @property
+    def account(self) -> Account:
+        """What this reader keeps besides its hits (a worker's hand-off to the job)."""
+        year = (self.year.year, self.year.at) if self.year.anchored else None
+        return Account(self.reading, self.errors, self.builder, self.flight, year)
 
     def fresh(self, on_hit: Callable[[Hit], None]) -> Analyzer:
         """A new Analyzer with these settings and this compiled matcher, its hits going to
@@ -254,7 +260,7 @@ class Analyzer:
 
     def model(self) -> JobModel:
         """The job model of what was read so far: who logged each line."""
-        return self.builder.build()
+        return self.builder.build(self.matcher.formats)
 
     def listen(self, callback: Callable[[Hit], None]) -> None:
         """Also call `callback` with every hit collected (watch reports new failures)."""
@@ -464,6 +470,7 @@ class Analyzer:
             classifier.load if s.model else None,
             s.failed,
             partial(context_only, self.matcher),
+            self.matcher.formats,
         )
         # the seconds it took, deciding included: a dense log spends them there too
         return replace(v, stats=replace(v.stats, seconds=time.perf_counter() - self._started))

@@ -191,3 +191,21 @@ def test_a_host_shape_is_one_yaml_entry(tmp_path: Path) -> None:
     taught = analyze(logs, _taught(tmp_path, shape))
     assert plain.category == taught.category == "device_fault"
     assert plain.act_on.hosts == () and taught.act_on.hosts == ("rack7_slot4",)
+
+
+def test_the_classifier_reads_messages_without_a_user_prefix(tmp_path: Path) -> None:
+    """The failure region's messages (what the classifier reads) are stripped of the
+    prefixes the job's formats know, a user's too, like every other stage's."""
+    from analyzer import Analyzer
+    from analyzer.decide.verdict import model_region
+
+    logs = write_bundle(
+        tmp_path / "logs",
+        {"node.log": ["{gpu-a/1} step 1 loss 1.0", "{gpu-a/1} RuntimeError: something broke"]},
+    )
+    job = Analyzer(_taught(tmp_path, USER_FORMATS))
+    job.read_paths([str(logs)])
+    region, _ = model_region(job.errors, job.evidence())
+    formats = job.matcher.formats
+    assert [x.message(formats) for x in region] == ["RuntimeError: something broke"]
+    assert all(x.message().startswith("{gpu-a/1}") for x in region)  # the built-in ones

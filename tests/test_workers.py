@@ -163,3 +163,24 @@ def test_parts_of_one_large_file_give_the_same_verdict(
     assert _reading([str(log)], 2) == one
     monkeypatch.setattr(workers, "_MAX_SHIPPED", 50)  # parts read again by the parent
     assert _reading([str(log)], 2) == one
+
+
+def test_workers_keep_a_run_across_new_year_in_order(tmp_path: Path) -> None:
+    """A run from 31 December into January, its only full date in a gzip file (which the
+    parent's anchor does not open: a worker finds it and ships its year and date in its
+    Account), reads the same in one process and in two."""
+    from datetime import datetime, timedelta
+
+    job = tmp_path / "job"
+    job.mkdir()
+    # gzip: the parent's anchor reads plain heads only, so a worker finds the full date
+    with gzip.open(job / "a_start.log.gz", "wt") as f:
+        f.write("2025-12-31 23:58:00,000 - INFO - job start\n")
+    t = datetime(2025, 12, 31, 23, 58, 10)
+    lines = []
+    for s in range(1, 40):
+        lines.append(f"I{t:%m%d %H:%M:%S}.000000 4242 train.py:10] step {s}/100 loss 0.5\n")
+        t += timedelta(seconds=10)
+    (job / "b_train.log").write_text("".join(lines))
+    one, two = _reading([str(job)], 1), _reading([str(job)], 2)
+    assert one == two and one["category"] == "none", one["summary"]

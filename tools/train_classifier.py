@@ -58,7 +58,7 @@ def _region(paths: list[str], patterns: PatternSet) -> str:
     job = Analyzer(Settings(patterns=patterns, model=False))
     job.read_paths(paths)
     region, _ = model_region(job.errors, job.evidence())
-    return region_text([x.message for x in region])
+    return region_text([x.message(job.matcher.formats) for x in region])
 
 
 def documents() -> list[Doc]:

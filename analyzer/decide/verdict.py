@@ -22,6 +22,7 @@ from ..job.model import JobModel, cordonable
 from ..job.timeline import STEP_IN_PATH, Busy, Stall
 from ..read.errors import ErrorLine
 from ..rules.cascade import Rule, explain
+from ..rules.formats import Formats
 from ..rules.taxonomy import CATEGORIES, NONE, category_name
 from ..types import (
     ActOn,
@@ -436,12 +437,15 @@ def _ask_model(
     lang: str,
     failed: bool,
     context: Callable[[str], bool],
+    formats: Formats | None = None,
 ) -> tuple[ModelOpinion, RootCause | None, str] | None:
-    """The classifier's reading of the failure region: opinion, evidence line, summary."""
+    """The classifier's reading of the failure region: opinion, evidence line, summary.
+    It reads each line's message without the prefixes the job's `formats` know."""
     region, after = model_region(errors, ev)
     if model is None or not region:
         return None
-    pred = model.predict([x.message for x in region])
+    messages = [x.message(formats) for x in region]
+    pred = model.predict(messages)
     # A hang is measured, not read: where the timeline had steps to judge and found no
     # stall, a model's "hang" (from words like "gpu util 0%") is overruled, unless the
     # caller knows the job failed: then logs that end without a cause, read as idle
@@ -454,9 +458,7 @@ def _ask_model(
         and pred.probability >= MODEL_THRESHOLD
         and not measured
     )
-    line = (
-        region[model.strongest_line([x.message for x in region], pred.category)] if sure else None
-    )
+    line = region[model.strongest_line(messages, pred.category)] if sure else None
     # the line it would cite must state a failure (analyzer.unknowns.region): never one that calls
     # itself harmless or that a signature knows as context; a warning, or a last line that
     # does not look like an error at all, only when the caller knows the job failed
@@ -576,10 +578,12 @@ def decide(
     model: Callable[[], Model | None] | None = None,
     failed: bool = False,
     context: Callable[[str], bool] = lambda text: False,
+    formats: Formats | None = None,
 ) -> Verdict:
     """Pick the root cause and map it to recovery per the taxonomy (see `_decide`); the
-    summary also says which alarming line it set aside as outside the job's span."""
-    v = _decide(ev, stats, lang, rules, errors, model, failed, context)
+    summary also says which alarming line it set aside as outside the job's span.
+    `formats`: the job's line formats (the classifier reads messages without them)."""
+    v = _decide(ev, stats, lang, rules, errors, model, failed, context, formats)
     note = _set_aside(ev, lang)
     return replace(v, summary=f"{v.summary} {note}") if note else v
 
@@ -626,6 +630,7 @@ def _decide(
     model: Callable[[], Model | None] | None = None,
     failed: bool = False,
     context: Callable[[str], bool] = lambda text: False,
+    formats: Formats | None = None,
 ) -> Verdict:
     """Signatures and the timeline decide first. The classifier is asked only when they
     found nothing, or only a signature of category `unknown`; it decides when it is sure.
@@ -706,7 +711,7 @@ def _decide(
     if root is None or (
         root.signature.category == "unknown" and not final and not root.signature.final
     ):
-        asked = _ask_model(model() if model else None, errors, ev, lang, failed, context)
+        asked = _ask_model(model() if model else None, errors, ev, lang, failed, context, formats)
     if asked is not None and asked[1] is not None:
         opinion, model_root, model_summary = asked
         cat = CATEGORIES[opinion.category]

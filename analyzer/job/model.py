@@ -175,7 +175,6 @@ class JobBuilder:
     names: dict[int, str] = field(default_factory=dict)
     whos: dict[int, Counter[Who]] = field(default_factory=dict)
     records: list[Record] = field(default_factory=list)
-    formats: Formats | None = None  # the job's (its path shapes name hosts); None: built-in
 
     def see(self, file_index: int, name: str, who: Who) -> None:
         """A hit's claims (distinct ones are kept, counted)."""
@@ -218,8 +217,9 @@ class JobBuilder:
                 Record(base + r.file_index, first, last, r.block, dict(r.fields), r.who)
             )
 
-    def build(self) -> JobModel:
-        return JobModel(self)
+    def build(self, formats: Formats | None = None) -> JobModel:
+        """The job model; `formats`: the job's (its path shapes name hosts), else built-in."""
+        return JobModel(self, formats)
 
 
 def _global(who: Who) -> int | None:
@@ -246,7 +246,8 @@ _WORLD_COMM = ("nccl-comm-init", "nccl-comm-local")
 class JobModel:
     """The job's topology, and every line's identity resolved from it."""
 
-    def __init__(self, b: JobBuilder) -> None:
+    def __init__(self, b: JobBuilder, formats: Formats | None = None) -> None:
+        self._formats = formats
         self._b = b
         self.names = dict(b.names)
         hosts = {w.host for whos in b.whos.values() for w in whos if w.host}
@@ -311,7 +312,7 @@ class JobModel:
             return named[0]
         # the folders that hold every file of the job are the bundle's: a node's only
         # by an explicit shape (worker-0/, node-3/), never by looking like one (exp-17/)
-        candidates = path_hosts(name, self._top.count("/"), self._b.formats)
+        candidates = path_hosts(name, self._top.count("/"), self._formats)
         return candidates[0] if candidates else self._node_files.get(name)
 
     @cached_property
@@ -326,7 +327,7 @@ class JobModel:
             groups.setdefault((folder, base[len(stem) :]), {})[n] = stem
         out: dict[str, str] = {}
         for files in groups.values():
-            shaped = [path_hosts(f"{st}/x", 0, self._b.formats) == [st] for st in files.values()]
+            shaped = [path_hosts(f"{st}/x", 0, self._formats) == [st] for st in files.values()]
             if len(files) >= 2 and all(shaped):
                 out.update(files)
         return out

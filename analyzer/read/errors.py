@@ -6,8 +6,8 @@ repeated warning costs a tuple, not a decode, a redaction and a timestamp parse.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 
+from ..rules.formats import Formats
 from ..types import LogTime
 from .lines import SHOWN_BYTES, TEXT_CAP, decode, message_of, parse_time
 from .redact import shown
@@ -25,12 +25,11 @@ class ErrorLine:
     text: str
     matched: bool  # a signature (progress included) matched it
 
-    @cached_property
-    def message(self) -> str:
-        """The line's message, by the built-in formats (error lines are kept before the
-        job's topology is known, and shipped from worker processes); made when first
-        asked: most kept lines are never read by the classifier (a signature decides)."""
-        return message_of(self.text)
+    def message(self, formats: Formats | None = None) -> str:
+        """The line's message by the job's `formats` (default the built-in ones): made
+        when asked, not when kept, since most kept lines are never read by the classifier
+        (a signature decides), and a worker ships lines, not formats."""
+        return message_of(self.text, formats)
 
 
 # Bytes of a line kept unread: a longer one is read at once (it is rare, and its first

@@ -10,10 +10,16 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..types import LogTime
 from .scan import DEADLINE_REACHED, FileScan
 from .sources import SourceNotes, Unit
+
+if TYPE_CHECKING:
+    from ..job.flight import Records
+    from ..job.model import JobBuilder
+    from ..unknowns.region import ErrorLines
 
 
 @dataclass
@@ -60,6 +66,22 @@ class Reading:
             self.ends.append(fs.last_time)
         if fs.truncated:
             note(f"{fs.name}: {fs.truncated} line(s) longer than 1 MiB were cut for matching")
+
+
+@dataclass(frozen=True)
+class Account:
+    """Everything one reader keeps besides its hits: the reading's account, the error
+    lines, the job model's claims and facts, the Flight Recorder dumps and the year
+    anchor. The hand-off from a worker's reader to the job's (analyzer.read.workers):
+    one value, so no stage copies a reader's parts by hand."""
+
+    reading: Reading
+    errors: ErrorLines
+    job: JobBuilder
+    flight: Records
+    # the job's first full date, if the reader found one: (its year, its epoch); values,
+    # not the YearRef, which holds the compiled formats a worker must not ship back
+    year: tuple[int, float | None] | None
 
 
 # A job smaller than this is read in one process: forking costs more than it saves.

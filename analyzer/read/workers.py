@@ -30,16 +30,13 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from ..job.flight import Records
-from ..job.model import JobBuilder
 from ..types import Hit, LogTime
+from .reading import Account
+from .scan import LINE_CAP, SEGMENT, FileScan
+from .sources import SourceNotes, Unit, open_unit
 
 if TYPE_CHECKING:  # the driver: workers get it from their caller, never import it
     from ..analysis import Analyzer
-from ..unknowns.region import ErrorLines
-from .reading import Reading
-from .scan import LINE_CAP, SEGMENT, FileScan
-from .sources import SourceNotes, Unit, open_unit
 
 _MAX_SHIPPED = 100_000
 _BATCH_BYTES = 8 << 20  # small whole files read together by one worker, up to this
@@ -59,16 +56,13 @@ class Task:
 
 @dataclass
 class Shipment:
-    """What a worker read for one task."""
+    """What a worker read for one task: its hits, its reader's account (None when it
+    shipped nothing: too many hits to ship), and a part's reading."""
 
     task: Task
     hits: list[Hit] = field(default_factory=list)
-    errors: ErrorLines = field(default_factory=ErrorLines)
-    year: int | None = None  # the full date's year the worker found, if it found one
-    job: JobBuilder = field(default_factory=JobBuilder)  # its facts (analyzer.job.model)
-    reading: Reading = field(default_factory=Reading)  # a whole input's account
-    part: FileScan | None = None  # a part's reading
-    flight: Records = field(default_factory=Records)  # its Flight Recorder dumps
+    account: Account | None = None
+    part: FileScan | None = None
     overflow: bool = False
 
 
@@ -142,19 +136,12 @@ def read(task: Task, parent: Analyzer, sink: Callable[[Hit], None]) -> Shipment:
     """Read one task with a fresh Analyzer like `parent`, as a worker does; hits go to
     `sink`."""
     job = parent.fresh(sink)
-    out = Shipment(
-        task,
-        errors=job.errors,
-        reading=job.reading,
-        job=job.builder,
-        flight=job.flight,
-    )
+    part = None
     if not task.end:
         job.read(list(task.units))
     else:
-        out.part = job.read_part(task.units[0], task.start, task.end, task.last)
-    out.year = job.year.year if job.year.anchored else None
-    return out
+        part = job.read_part(task.units[0], task.start, task.end, task.last)
+    return Shipment(task, account=job.account, part=part)
 
 
 def _work(task: Task) -> Shipment:
@@ -244,18 +231,19 @@ class Merger:
 
     def finish(self, shipment: Shipment) -> None:
         """Everything but the hits (after sink): error lines, the reading account, the year."""
-        when, lines = self._when, self._lines
+        when, lines, got = self._when, self._lines, shipment.account
+        assert got is not None
         self.errors.merge(
-            shipment.errors,
+            got.errors,
             self._base,
             lambda x: replace(x, line=x.line + lines, time=when(x.time)),
         )
-        self.job.builder.absorb(shipment.job, self._base, lines)
-        self.job.flight.absorb(shipment.flight)
-        if shipment.year is not None and not self.year.anchored:
-            self.year.year, self.year.anchored = shipment.year, True
+        self.job.builder.absorb(got.job, self._base, lines)
+        self.job.flight.absorb(got.flight)
+        if got.year is not None and not self.year.anchored:  # the job's first full date
+            (self.year.year, self.year.at), self.year.anchored = got.year, True
         if shipment.part is None:
-            self.reading.absorb(shipment.reading, when)
+            self.reading.absorb(got.reading, when)
             return
         part = shipment.part
         whole = self._file
