@@ -8,16 +8,28 @@ stays cheap (no pandas, pyarrow or scikit-learn) because restart controllers imp
 from .analysis import Analyzer, Settings, analyze, readiness
 from .decide.readiness import Readiness
 from .rules.signatures import PatternSet, load_patterns
-from .types import AnalyzerError, Finding, LogTime, PatternError, RootCause, Stats, Verdict
+from .types import (
+    AnalyzerError,
+    CategoryId,
+    Finding,
+    LogTime,
+    PatternError,
+    RecoveryId,
+    RootCause,
+    Stats,
+    Verdict,
+)
 
 __all__ = [
     "Analyzer",
     "AnalyzerError",
+    "CategoryId",
     "Finding",
     "LogTime",
     "PatternError",
     "PatternSet",
     "Readiness",
+    "RecoveryId",
     "RootCause",
     "Settings",
     "Stats",

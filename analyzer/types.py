@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
+from enum import Enum
 from functools import cached_property
 from typing import Any, Literal
 
@@ -72,6 +73,53 @@ SEVERITIES: tuple[Severity, ...] = ("fatal", "error", "warning", "info")
 BLAMES: tuple[Blame, ...] = ("node", "rank", "job", "user")
 
 SCHEMA = "ha-analyze/verdict/1"
+
+
+class _Id(str, Enum):
+    """An id that is a str (the JSON, a caller's comparisons with strings and formatting
+    are unchanged: `str()` is the value on every Python this supports)."""
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    # a member is found where its string is a key (and the other way round)
+    __hash__ = str.__hash__
+
+
+class CategoryId(_Id):
+    """A root-cause category of the taxonomy (shared/spec/taxonomy.md): extend, never
+    rename."""
+
+    DEVICE_OOM = "device_oom"
+    HOST_OOM = "host_oom"
+    COLLECTIVE_TIMEOUT = "collective_timeout"
+    NETWORK_FAULT = "network_fault"
+    DEVICE_FAULT = "device_fault"
+    HANG = "hang"
+    STORAGE_FAULT = "storage_fault"
+    CHECKPOINT_CORRUPT = "checkpoint_corrupt"
+    NUMERICAL_ERROR = "numerical_error"
+    USER_CODE_ERROR = "user_code_error"
+    ENVIRONMENT_ERROR = "environment_error"
+    PREEMPTED = "preempted"
+    UNKNOWN = "unknown"
+    NONE = "none"  # no failure found
+
+
+class RecoveryId(_Id):
+    """A recovery feature of the platform (the taxonomy's table), or what a person must
+    do (`fix_and_resubmit`), or nothing (`none`)."""
+
+    CHECKPOINT_RESUME = "checkpoint_resume"
+    AUTO_RESTART = "auto_restart"
+    UNCONDITIONAL_RESTART = "unconditional_restart"
+    HANG_DETECTION = "hang_detection"
+    HANG_RESTART = "hang_restart"
+    OPERATOR_RETRY = "operator_retry"
+    POD_RESCHEDULE = "pod_reschedule"
+    ISOLATE_AND_RESCHEDULE = "isolate_and_reschedule"
+    FIX_AND_RESUBMIT = "fix_and_resubmit"
+    NONE = "none"
 
 
 class AnalyzerError(Exception):
@@ -522,8 +570,8 @@ class ModelOpinion:
 class Verdict:
     """The answer: one root-cause category mapped to one recovery feature."""
 
-    category: str
-    recovery: str
+    category: CategoryId
+    recovery: RecoveryId
     retryable: bool | None
     confidence: float
     summary: str

@@ -29,11 +29,13 @@ def test_public_api_is_small_and_explicit() -> None:
     assert set(analyzer.__all__) == {
         "Analyzer",
         "AnalyzerError",
+        "CategoryId",
         "Finding",
         "LogTime",
         "PatternError",
         "PatternSet",
         "Readiness",
+        "RecoveryId",
         "RootCause",
         "Settings",
         "Stats",
@@ -198,3 +200,22 @@ def test_the_terminal_progress_line_waits_then_clears() -> None:
     assert "read 250.0 MB, 3 files, 1,234,567 lines in 12 s" in out.getvalue()
     shown.clear()
     assert out.getvalue().endswith("\r\x1b[K")
+
+
+def test_the_verdict_s_category_and_recovery_are_taxonomy_ids(tmp_path: Path) -> None:
+    """Typed ids (issue 34), still strings: a caller compares with "hang", the JSON holds
+    the plain id, and an id the taxonomy does not declare cannot be a verdict's."""
+    import json
+
+    from analyzer import CategoryId, RecoveryId
+
+    (tmp_path / "rank0.log").write_text(
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+    )
+    v = analyze(tmp_path)
+    assert isinstance(v.category, CategoryId) and isinstance(v.recovery, RecoveryId)
+    assert v.category == "device_oom" and v.recovery == RecoveryId.FIX_AND_RESUBMIT
+    assert json.loads(json.dumps(v.to_dict()))["category"] == "device_oom"
+    assert f"{v.category}/{v.recovery}" == "device_oom/fix_and_resubmit"
+    with pytest.raises(ValueError):
+        CategoryId("gpu_on_fire")

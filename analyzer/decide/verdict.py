@@ -26,10 +26,12 @@ from ..rules.formats import Formats
 from ..rules.taxonomy import CATEGORIES, NONE, category_name
 from ..types import (
     ActOn,
+    CategoryId,
     Checkpoint,
     Finding,
     Hit,
     ModelOpinion,
+    RecoveryId,
     RootCause,
     Spread,
     Stats,
@@ -501,7 +503,11 @@ _DEVICE_KEYS = ("pci", "busid", "device", "card", "gpu", "npu", "uuid")
 def _with_targets(job: JobModel, root: Hit | None = None, **fields: Any) -> Verdict:
     """A Verdict whose `act_on` names what its root cause points at: the host, rank and
     device the job model resolved for the root line (its captures first); for a link
-    fault both ends, when the line names the peer (an address, a remote rank)."""
+    fault both ends, when the line names the peer (an address, a remote rank). Its
+    category and recovery are the taxonomy's ids (an id nobody declared raises here, in
+    the suite, not in a controller that acts on it)."""
+    fields["category"] = CategoryId(fields["category"])
+    fields["recovery"] = RecoveryId(fields["recovery"])
     rc: RootCause | None = fields.get("root_cause")
     if rc is not None:
         hosts = [rc.host] if rc.host else []

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..types import CategoryId, RecoveryId
+
 
 @dataclass(frozen=True)
 class Category:
-    id: str
-    recovery: str
+    id: CategoryId
+    recovery: RecoveryId
     retryable: bool | None
     en: str
     zh: str
@@ -21,58 +23,90 @@ CATEGORIES: dict[str, Category] = {
     c.id: c
     for c in (
         Category(
-            "device_oom", "fix_and_resubmit", False, "device memory exhausted", "设备内存不足"
+            CategoryId.DEVICE_OOM,
+            RecoveryId.FIX_AND_RESUBMIT,
+            False,
+            "device memory exhausted",
+            "设备内存不足",
         ),
-        Category("host_oom", "fix_and_resubmit", False, "host memory exhausted", "主机内存不足"),
         Category(
-            "collective_timeout",
-            "auto_restart",
+            CategoryId.HOST_OOM,
+            RecoveryId.FIX_AND_RESUBMIT,
+            False,
+            "host memory exhausted",
+            "主机内存不足",
+        ),
+        Category(
+            CategoryId.COLLECTIVE_TIMEOUT,
+            RecoveryId.AUTO_RESTART,
             True,
             "collective operation timed out",
             "集合通信超时",
         ),
-        Category("network_fault", "auto_restart", True, "network or transport fault", "网络故障"),
         Category(
-            "device_fault",
-            "isolate_and_reschedule",
+            CategoryId.NETWORK_FAULT,
+            RecoveryId.AUTO_RESTART,
+            True,
+            "network or transport fault",
+            "网络故障",
+        ),
+        Category(
+            CategoryId.DEVICE_FAULT,
+            RecoveryId.ISOLATE_AND_RESCHEDULE,
             True,
             "accelerator hardware fault",
             "加速卡硬件故障",
         ),
-        Category("hang", "hang_restart", True, "job hung", "作业卡死"),
-        Category("storage_fault", "checkpoint_resume", None, "storage failure", "存储故障"),
+        Category(CategoryId.HANG, RecoveryId.HANG_RESTART, True, "job hung", "作业卡死"),
         Category(
-            "checkpoint_corrupt",
-            "checkpoint_resume",
+            CategoryId.STORAGE_FAULT,
+            RecoveryId.CHECKPOINT_RESUME,
+            None,
+            "storage failure",
+            "存储故障",
+        ),
+        Category(
+            CategoryId.CHECKPOINT_CORRUPT,
+            RecoveryId.CHECKPOINT_RESUME,
             True,
             "checkpoint cannot be loaded",
             "检查点损坏",
         ),
         Category(
-            "numerical_error",
-            "checkpoint_resume",
+            CategoryId.NUMERICAL_ERROR,
+            RecoveryId.CHECKPOINT_RESUME,
             None,
             "NaN/Inf or loss-scale collapse",
             "数值异常",
         ),
         Category(
-            "user_code_error",
-            "fix_and_resubmit",
+            CategoryId.USER_CODE_ERROR,
+            RecoveryId.FIX_AND_RESUBMIT,
             False,
             "bug in the training code or data",
             "用户代码错误",
         ),
         Category(
-            "environment_error",
-            "fix_and_resubmit",
+            CategoryId.ENVIRONMENT_ERROR,
+            RecoveryId.FIX_AND_RESUBMIT,
             False,
             "software environment or config",
             "环境配置错误",
         ),
         Category(
-            "preempted", "unconditional_restart", True, "stopped from outside", "作业被外部终止"
+            CategoryId.PREEMPTED,
+            RecoveryId.UNCONDITIONAL_RESTART,
+            True,
+            "stopped from outside",
+            "作业被外部终止",
         ),
-        Category("unknown", "unconditional_restart", None, "unrecognised failure", "未知故障"),
+        Category(
+            CategoryId.UNKNOWN,
+            RecoveryId.UNCONDITIONAL_RESTART,
+            None,
+            "unrecognised failure",
+            "未知故障",
+        ),
     )
 }
 
