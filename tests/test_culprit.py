@@ -708,3 +708,34 @@ def test_lost_node_a_node_that_spoke_after_its_last_step_is_not_lost(tmp_path: P
     assert analyze(tmp_path).culprit_rule == "lost-node"
     (tmp_path / "gpu-b03" / "console.log").write_text(b + kill)
     assert analyze(tmp_path).culprit_rule != "lost-node"
+
+
+def test_silent_exit_a_sigterm_its_launcher_never_sent_came_from_outside(tmp_path: Path) -> None:
+    """A worker died of SIGTERM while its agent had sent SIGTERM only to another pid: the
+    signal came from outside the job (preempted), and the survivors' lost peers are its
+    echoes (the b1 first-look case run-10's shape; its lines' forms)."""
+    peer = (
+        "[default0]:[rank0]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/"
+        "transport/tcp/pair.cc:553] Connection closed by peer [127.0.0.1]:12518. This is "
+        "typically caused by a remote worker crashing."
+    )
+    api = "site-packages/torch/distributed/elastic/multiprocessing/api.py"
+    teardown = (
+        f"W1207 07:11:19.943000 20176 {api}:1028] Sending process {{pid}} closing signal SIGTERM"
+    )
+    died = (
+        f"E1207 07:11:20.118000 20176 {api}:1002] failed (exitcode: -15) local_rank: 1 "
+        "(pid: 20231) of binary: /usr/bin/python3"
+    )
+    step = "[default{l}]:2026-12-07 07:11:19,{ms} - train - INFO - [rank {r}] step 33/60 loss 1.2"
+    a = [step.format(l=0, ms=701, r=0), step.format(l=1, ms=702, r=1), peer]
+    b = [step.format(l=0, ms=686, r=2), step.format(l=1, ms=703, r=3)]
+    logs = write_bundle(
+        tmp_path, {"node-a.log": a, "node-b.log": [*b, teardown.format(pid=20230), died]}
+    )
+    v = analyze(logs, model=False, failed=True)
+    assert v.culprit_rule == "silent-exit" and v.category == "preempted", v.summary
+    assert v.root_cause is not None and v.root_cause.rank == 3
+    # the same exit after its launcher's own SIGTERM to that pid is the launcher's teardown
+    write_bundle(tmp_path, {"node-b.log": [*b, teardown.format(pid=20231), died]})
+    assert analyze(logs, model=False, failed=True).category != "preempted"

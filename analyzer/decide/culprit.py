@@ -52,6 +52,7 @@ class Culprit:
     busy: Busy | None = None
     lag: Lag | None = None
     lost: Lost | None = None
+    reading: str | None = None  # the category the rule reads, where not the line's own
 
 
 @dataclass(frozen=True)
@@ -265,12 +266,17 @@ def _rule_lowest_seq(walk: Walk) -> Culprit | None:
 
 def _rule_silent_exit(walk: Walk) -> Culprit | None:
     """Only peers' lost-connection or the launcher's teardown symptoms decide, and a
-    worker exited on its own (an exit code or signal that is not a teardown signal)
-    without a cause or symptom of its own: that worker is the culprit, and what it died
-    of is unknown."""
+    worker exited on its own (an exit code or signal that is not a teardown signal, or a
+    SIGTERM its launcher never sent) without a cause or symptom of its own: that worker is
+    the culprit; what it died of is unknown, or `preempted` for a SIGTERM from outside."""
     assert walk.root is not None
     exited = _silent_exit(walk.root, walk.hits, walk.ev)
-    return Culprit(exited, None, "silent-exit", final=True) if exited is not None else None
+    if exited is None:
+        return None
+    outside = _exit_code(exited) == -15  # only a signal from outside passes as a teardown
+    return Culprit(
+        exited, None, "silent-exit", final=True, reading="preempted" if outside else None
+    )
 
 
 def _rule_node_rank(walk: Walk) -> Culprit | None:
@@ -803,16 +809,32 @@ def _silent_exit(root: Hit, hits: list[Hit], ev: Evidence) -> Hit | None:
     if any(h.signature.category not in _EXIT_ECHOES for h in others):
         return None  # symptoms of another kind (timeouts): not only echoes of an exit
     spoke = {h.rank for h in hits if h.signature.role in ("cause", "symptom")}
+    # the pids a launcher sent its teardown signal to: any other worker's SIGTERM came
+    # from outside the job
+    signalled = {
+        (h.host, h.captures["pid"])
+        for h in ev.candidates
+        if h.signature.category == "preempted" and "pid" in h.captures
+    }
     exits = [
         h
         for h in ev.candidates
         if _exit_code(h) is not None
-        and _exit_code(h) not in _TEARDOWN_EXITS
+        and (_exit_code(h) not in _TEARDOWN_EXITS or _signalled_from_outside(h, signalled))
         and (_exit_code(h) or 0) != 0
         and h.rank is not None
         and h.rank not in spoke
     ]
     return min(exits, key=lambda h: (time_key(h), h.file_index, h.line)) if exits else None
+
+
+def _signalled_from_outside(exit_line: Hit, signalled: set[tuple[str | None, str]]) -> bool:
+    """A worker that died of SIGTERM (-15) although its launcher sent none to its pid: the
+    signal came from outside the job (a scheduler, a person, a node agent)."""
+    pid = exit_line.captures.get("pid")
+    return (
+        _exit_code(exit_line) == -15 and pid is not None and (exit_line.host, pid) not in signalled
+    )
 
 
 def _exit_code(hit: Hit) -> int | None:

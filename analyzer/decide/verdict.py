@@ -785,7 +785,11 @@ def _decide(
         )
     sig = root.signature
     lag = culprit.lag if culprit is not None else None
-    category = "hang" if lag is not None else reading(root)
+    category = (
+        "hang"
+        if lag is not None
+        else (culprit.reading if culprit is not None and culprit.reading else reading(root))
+    )
     explained = tuple(explain(category, root, findings, rules))
     cat = CATEGORIES[category]
     own = category == sig.category  # the signature's own recovery is for its own reading
