@@ -248,11 +248,13 @@ def _hf_resume_trace(last: str, frames: list[str]) -> list[str]:
     return head + frames + [last]
 
 
-def test_an_error_raised_while_loading_a_checkpoint_reads_as_checkpoint_corrupt(
+def test_a_missing_checkpoint_file_is_no_corrupt_checkpoint_but_a_missing_shard_is(
     tmp_path: Path,
 ) -> None:
-    """The generic FileNotFoundError signature names `checkpoint_corrupt` for a
-    traceback through the trainer's checkpoint loading (`raised_in`)."""
+    """The taxonomy: a checkpoint path that does not exist is not corruption, even raised
+    through the trainer's checkpoint loading (a wrong path: user_code_error); one
+    per-rank shard missing from a checkpoint's step folder is an incomplete checkpoint
+    (checkpoint_corrupt)."""
     missing = (
         "FileNotFoundError: [Errno 2] No such file or directory: '/out/checkpoint-500/optimizer.pt'"
     )
@@ -261,16 +263,16 @@ def test_an_error_raised_while_loading_a_checkpoint_reads_as_checkpoint_corrupt(
         "    state_dict = torch.load(path, map_location='cpu')",
     ]
     v = analyze(_job(tmp_path, {"train.log": _hf_resume_trace(missing, loading)}))
-    assert (v.category, v.recovery) == ("checkpoint_corrupt", "checkpoint_resume")
+    assert (v.category, v.recovery) == ("user_code_error", "fix_and_resubmit")
     assert v.root_cause is not None and v.root_cause.text == missing
-    reading_data = [
-        '  File "/work/data.py", line 40, in read_shard',
-        "    with open(path) as f:",
-    ]
+    shard = (
+        "FileNotFoundError: [Errno 2] No such file or directory: "
+        "'/out/checkpoint-500/global_step500/zero_pp_rank_3_mp_rank_00_optim_states.pt'"
+    )
     other = tmp_path / "other"
     other.mkdir()
-    v = analyze(_job(other, {"train.log": _hf_resume_trace(missing, reading_data)}))
-    assert v.category == "user_code_error"
+    v = analyze(_job(other, {"train.log": _hf_resume_trace(shard, loading)}))
+    assert (v.category, v.recovery) == ("checkpoint_corrupt", "checkpoint_resume")
 
 
 def test_the_traceback_in_torchelastics_root_cause_table_is_read_as_raised(tmp_path: Path) -> None:
