@@ -739,3 +739,30 @@ def test_silent_exit_a_sigterm_its_launcher_never_sent_came_from_outside(tmp_pat
     # the same exit after its launcher's own SIGTERM to that pid is the launcher's teardown
     write_bundle(tmp_path, {"node-b.log": [*b, teardown.format(pid=20231), died]})
     assert analyze(logs, model=False, failed=True).category != "preempted"
+
+
+def test_deciding_a_lost_store_after_every_rank_finished_is_shutdown_noise(
+    tmp_path: Path,
+) -> None:
+    """Every rank logged its last step (`step 120/120`), then the store's host exited
+    first and the others lost it: shutdown in some order, no failure (b3 first look,
+    run-07's false alarm). The same line before the last step still decides."""
+    store = (
+        "[W1207 10:39:11.852386465 TCPStore.cpp:138] [c10d] recvValueWithTimeout failed on "
+        "SocketImpl(fd=3, addr=[::ffff:127.0.0.1]:34714, remote=[::ffff:127.0.0.1]:29917): "
+        "Failed to recv, got 0 bytes. Connection was likely closed. Did the remote server "
+        "shutdown or crash?"
+    )
+
+    def steps(last: int) -> list[str]:
+        return [
+            f"[default{r}]:[2026-12-07 10:38:{s // 10:02d},{s % 10}00] [INFO] seqreg: epoch 0 "
+            f"step {s}/120 loss 0.00311 (62 ms/step)"
+            for s in range(last - 9, last + 1)
+            for r in (0, 1)
+        ]
+
+    done = write_bundle(tmp_path / "done", {"console.log": [*steps(120), store]})
+    assert analyze(done, model=False).category == "none"
+    cut = write_bundle(tmp_path / "cut", {"console.log": [*steps(90), store]})
+    assert analyze(cut, model=False, failed=True).category == "network_fault"

@@ -13,6 +13,7 @@ tests/test_stacks.py). The id of the row that chose the root is the verdict's
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -73,7 +74,8 @@ def deciding(ev: Evidence) -> list[Hit]:
     A cause line after which its own stream kept training did not stop the run: a caught
     exception, a print that mentions a failure. Once a completion marker shows that the
     run (or its worker group) finished, only a cause can make it a failure: teardown and
-    timeouts around a successful elastic restart are not one.
+    timeouts around a successful elastic restart are not one. Once every rank logged its
+    last step (`step 120/120`), a lost connection or a timeout after it is shutdown noise.
     """
     out = [
         h
@@ -85,7 +87,42 @@ def deciding(ev: Evidence) -> list[Hit]:
     ]
     if ev.completed:
         out = [h for h in out if h.signature.role == "cause"]
+    finished = _all_finished(ev)
+    if finished is not None:  # every rank reached its last step: the run trained to its end
+        out = [h for h in out if not _shutdown_noise(h, finished, ev)]
     return out
+
+
+# what processes print while a finished job's ranks and agents shut down in some order
+_SHUTDOWN_CATEGORIES = frozenset({"network_fault", "collective_timeout"})
+
+
+def _all_finished(ev: Evidence) -> float | None:
+    """When the last rank logged its last step, where the job's last progress lines (the
+    streams that stepped within ten step times of the last step: the final attempt, not
+    an earlier one stopped on purpose) all reached their total (`step 120/120`); None
+    when one did not, or no step says its total."""
+    at = ev.clocks.corrected
+    lasts = [st for st in ev.timeline.streams.values() if st.last is not None]
+    times = [at(st.last) for st in lasts if st.last is not None]
+    if not times or not math.isfinite(max(times)):
+        return None
+    done = max(times)
+    steps = [x for st in lasts if (x := st.step_time()) is not None]
+    window = max(_FINAL_WINDOW, 10 * (statistics.median(steps) if steps else 0.0))
+    final = [st for st, t in zip(lasts, times, strict=True) if t >= done - window]
+    return done if all(st.finished for st in final) else None
+
+
+# how close to the job's last step the final attempt's ranks log theirs: ten step
+# times, at least this many seconds (ranks in lockstep finish within a step or two)
+_FINAL_WINDOW = 5.0
+
+
+def _shutdown_noise(hit: Hit, finished: float, ev: Evidence) -> bool:
+    """A lost connection or a timeout after every rank finished training: the job's
+    processes shutting down in some order (a store's host exiting first), not a failure."""
+    return hit.signature.category in _SHUTDOWN_CATEGORIES and ev.clocks.corrected(hit) >= finished
 
 
 @dataclass
@@ -124,7 +161,8 @@ def _rule_deciding(walk: Walk) -> Culprit | None:
     """Only lines allowed to decide: never `info`; a `min_count` signature only when it
     matched that often; not a cause its own stream trained past (two steps); not a kernel
     or system log's line dated outside the job's span (an old Xid in a kernel log
-    collected whole, a sidecar's later copy); after a completion marker only causes."""
+    collected whole, a sidecar's later copy); after a completion marker only causes; a
+    lost connection or a timeout after every rank logged its last step is shutdown."""
     walk.hits = deciding(walk.ev)
     return None
 
