@@ -766,3 +766,26 @@ def test_deciding_a_lost_store_after_every_rank_finished_is_shutdown_noise(
     assert analyze(done, model=False).category == "none"
     cut = write_bundle(tmp_path / "cut", {"console.log": [*steps(90), store]})
     assert analyze(cut, model=False, failed=True).category == "network_fault"
+
+
+def test_silent_exit_a_worker_s_own_abort_notice_is_its_exit_not_a_cause(tmp_path: Path) -> None:
+    """A rank's `Fatal Python error: Aborted` says how it died, not why: it is still the
+    worker that exited in silence (SIGABRT, -6) while its peers lost it (b3 first look,
+    run-01, where the survivors' lost connection was read as the cause)."""
+    peer = (
+        "[default0]:[rank0]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/"
+        "transport/tcp/pair.cc:553] Connection closed by peer [127.0.0.1]:7381. This is "
+        "typically caused by a remote worker crashing."
+    )
+    step = "[default{l}]:2026-12-07 10:36:3{s},000 - train - INFO - [rank {r}] step {s}/60 loss 1.2"
+    api = "site-packages/torch/distributed/elastic/multiprocessing/api.py"
+    died = (
+        f"E1207 10:36:38.598000 8796 {api}:1002] failed (exitcode: -6) local_rank: 1 "
+        "(pid: 8811) of binary: /usr/bin/python3"
+    )
+    a = [step.format(l=lo, s=s, r=lo) for s in (1, 2) for lo in (0, 1)] + [peer]
+    b = [step.format(l=lo, s=s, r=lo + 2) for s in (1, 2) for lo in (0, 1)]
+    b += ["[default1]:Fatal Python error: Aborted", died]
+    v = analyze(write_bundle(tmp_path, {"node-a.log": a, "node-b.log": b}), model=False)
+    assert v.culprit_rule == "silent-exit" and v.category == "unknown", v.summary
+    assert v.root_cause is not None and v.root_cause.rank == 3

@@ -834,6 +834,12 @@ def _lagging(hits: list[Hit]) -> tuple[Hit, Lag] | None:
 _EXIT_ECHOES = frozenset({"network_fault", "preempted"})
 
 
+def _death(hit: Hit) -> bool:
+    """A process's own notice of how it died and nothing of why (`Fatal Python error:
+    Aborted`, a segfault report): the exit itself, not a cause or symptom it spoke."""
+    return hit.signature.family == "system" and hit.signature.category == "unknown"
+
+
 def _silent_exit(root: Hit, hits: list[Hit], ev: Evidence) -> Hit | None:
     """Rule `silent-exit`: a worker that exited with an error code and said nothing,
     while the others only report losing a peer (gloo's `Connection closed by peer`,
@@ -843,10 +849,14 @@ def _silent_exit(root: Hit, hits: list[Hit], ev: Evidence) -> Hit | None:
     if root.signature.role != "symptom" or root.signature.category not in _EXIT_ECHOES:
         return None
     tier = root.signature.severity
-    others = [h for h in hits if h.signature.role == "symptom" and h.signature.severity == tier]
+    others = [
+        h
+        for h in hits
+        if h.signature.role == "symptom" and h.signature.severity == tier and not _death(h)
+    ]
     if any(h.signature.category not in _EXIT_ECHOES for h in others):
         return None  # symptoms of another kind (timeouts): not only echoes of an exit
-    spoke = {h.rank for h in hits if h.signature.role in ("cause", "symptom")}
+    spoke = {h.rank for h in hits if h.signature.role in ("cause", "symptom") and not _death(h)}
     # the pids a launcher sent its teardown signal to: any other worker's SIGTERM came
     # from outside the job
     signalled = {
