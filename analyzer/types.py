@@ -87,7 +87,7 @@ class _Id(str, Enum):
 
 
 class CategoryId(_Id):
-    """A root-cause category of the taxonomy (shared/spec/taxonomy.md): extend, never
+    """A root-cause category of the taxonomy (docs/taxonomy.md): extend, never
     rename."""
 
     DEVICE_OOM = "device_oom"

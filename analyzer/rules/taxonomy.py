@@ -1,4 +1,5 @@
-"""The contract of shared/spec/taxonomy.md as data: categories, recovery ids, defaults.
+"""The contract of docs/taxonomy.md (the project's copy of shared/spec/taxonomy.md) as
+data: categories, recovery ids, defaults.
 
 Ids are stable strings: extend, never rename.
 """
@@ -126,7 +127,7 @@ RECOVERIES: dict[str, tuple[str, str]] = {
 }
 
 
-# What each recovery does, as shared/spec/taxonomy.md says it (the text report's advice).
+# What each recovery does, as docs/taxonomy.md says it (the text report's advice).
 _MEANINGS: dict[str, tuple[str, str]] = {
     "checkpoint_resume": (
         "restart the job from the newest complete checkpoint",
