@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from functools import partial
 from pathlib import PurePath
 from typing import Any
@@ -500,7 +499,9 @@ def _ask_model(
 _DEVICE_KEYS = ("pci", "busid", "device", "card", "gpu", "npu", "uuid")
 
 
-def _with_targets(job: JobModel, root: Hit | None = None, **fields: Any) -> Verdict:
+def _with_targets(
+    job: JobModel, root: Hit | None = None, aside: str = "", **fields: Any
+) -> Verdict:
     """A Verdict whose `act_on` names what its root cause points at: the host, rank and
     device the job model resolved for the root line (its captures first); for a link
     fault both ends, when the line names the peer (an address, a remote rank). Its
@@ -508,6 +509,8 @@ def _with_targets(job: JobModel, root: Hit | None = None, **fields: Any) -> Verd
     the suite, not in a controller that acts on it)."""
     fields["category"] = CategoryId(fields["category"])
     fields["recovery"] = RecoveryId(fields["recovery"])
+    if aside:  # the alarming line it set aside, said in every verdict's summary
+        fields["summary"] = f"{fields['summary']} {aside}"
     rc: RootCause | None = fields.get("root_cause")
     if rc is not None:
         hosts = [rc.host] if rc.host else []
@@ -540,6 +543,19 @@ def _checkpoint(ev: Evidence) -> Checkpoint | None:
     reached = [p.last_step for p in ev.progress if p.last_step is not None]
     lost = max(reached) - step if step is not None and reached and max(reached) >= step else None
     return Checkpoint(hit.captures.get("path"), step, lost, hit.file, hit.line)
+
+
+def _cut_summary(stats: Stats, lang: str) -> str:
+    """What a reading cut short by the deadline says when it found no cause."""
+    if lang == "zh":
+        return (
+            f"在截止时间内只读取了部分日志（{stats.files:,} 个文件，{stats.lines:,} 行），"
+            "其中没有发现故障原因；未读取的部分可能含有原因。"
+        )
+    return (
+        f"No cause in the part of the logs read before the deadline ({stats.files:,} "
+        f"files, {stats.lines:,} lines); the rest was not read and may hold it."
+    )
 
 
 def _silent_summary(ev: Evidence, stats: Stats, lang: str) -> str:
@@ -575,25 +591,6 @@ def _silent_summary(ev: Evidence, stats: Stats, lang: str) -> str:
     return head + ("。" if zh else ".")
 
 
-def decide(
-    ev: Evidence,
-    stats: Stats,
-    lang: str = "en",
-    rules: Sequence[Rule] = (),
-    errors: ErrorLines | None = None,
-    model: Callable[[], Model | None] | None = None,
-    failed: bool = False,
-    context: Callable[[str], bool] = lambda text: False,
-    formats: Formats | None = None,
-) -> Verdict:
-    """Pick the root cause and map it to recovery per the taxonomy (see `_decide`); the
-    summary also says which alarming line it set aside as outside the job's span.
-    `formats`: the job's line formats (the classifier reads messages without them)."""
-    v = _decide(ev, stats, lang, rules, errors, model, failed, context, formats)
-    note = _set_aside(ev, lang)
-    return replace(v, summary=f"{v.summary} {note}") if note else v
-
-
 def _set_aside(ev: Evidence, lang: str) -> str:
     """A sentence on the first fatal or error line of a kernel or system log that could
     not decide because of its time or place (an old Xid in a kernel log collected whole):
@@ -627,7 +624,7 @@ def _set_aside(ev: Evidence, lang: str) -> str:
     )
 
 
-def _decide(
+def decide(
     ev: Evidence,
     stats: Stats,
     lang: str = "en",
@@ -638,13 +635,17 @@ def _decide(
     context: Callable[[str], bool] = lambda text: False,
     formats: Formats | None = None,
 ) -> Verdict:
-    """Signatures and the timeline decide first. The classifier is asked only when they
+    """Pick the root cause and map it to recovery per the taxonomy.
+
+    Signatures and the timeline decide first. The classifier is asked only when they
     found nothing, or only a signature of category `unknown`; it decides when it is sure.
     `model` loads it: only then (it is 11 MB and 0.1 s that most verdicts do not need).
     `failed`: the caller knows the job failed (its exit status), so logs that show no
     cause give `unknown`, never `none`: a job killed in silence looks like a healthy
     excerpt, and only the caller can tell them apart. `context`: whether the signatures
     know a line as context only (matcher.context_only); the classifier never cites one.
+    `formats`: the job's line formats (the classifier reads messages without them). The
+    summary also names an alarming line set aside as outside the job's span.
     """
     deciding_hits = deciding(ev)
     culprit = choose(ev)
@@ -659,58 +660,41 @@ def _decide(
         checkpoint=_checkpoint(ev),
         spread=spread_,
         culprit_rule=culprit.rule if culprit is not None else None,
+        aside=_set_aside(ev, lang),
     )
     findings = ev.findings
     shown = tuple(findings[:MAX_FINDINGS])
-    stall = culprit.stall if culprit is not None else None
-    if stall is not None:
-        rc, summary = _stall_root(stall, lang, ev)
-        hang = CATEGORIES["hang"]
-        explained = tuple(explain(hang.id, stall.last, findings, rules))
+
+    def measured(
+        category: str, found: tuple[RootCause, str], last: Hit, confidence: float, stop: bool
+    ) -> Verdict:
+        """A verdict the timeline decided (a stall, a lost node, a rank's own long work);
+        `stop`: a restart would do the same again."""
+        cat = CATEGORIES[category]
+        rc, summary = found
         return verdict(
-            category=hang.id,
-            recovery=hang.recovery,
-            retryable=hang.retryable,
-            confidence=0.75 if deciding_hits else 0.7,
+            category=cat.id,
+            recovery="fix_and_resubmit" if stop else cat.recovery,
+            retryable=False if stop else cat.retryable,
+            confidence=confidence,
             summary=summary,
             root_cause=rc,
-            root=stall.last,
+            root=last,
             findings=shown,
             decided_by="timeline",
-            explained=explained,
+            explained=tuple(explain(cat.id, last, findings, rules)),
         )
-    lost = culprit.lost if culprit is not None else None
-    if lost is not None:
-        unknown = CATEGORIES["unknown"]
-        rc, summary = _lost_root(lost, lang)
-        return verdict(
-            category=unknown.id,
-            recovery=unknown.recovery,
-            retryable=unknown.retryable,
-            confidence=0.6,
-            summary=summary,
-            root_cause=rc,
-            root=lost.last,
-            findings=shown,
-            decided_by="timeline",
-            explained=tuple(explain(unknown.id, lost.last, findings, rules)),
-        )
-    busy = culprit.busy if culprit is not None else None
-    if busy is not None:
-        rc, summary = _busy_root(busy, lang)
-        timeout = CATEGORIES["collective_timeout"]
-        return verdict(
-            category=timeout.id,
-            recovery="fix_and_resubmit",
-            retryable=False,
-            confidence=0.6,
-            summary=summary,
-            root_cause=rc,
-            root=busy.last,
-            findings=shown,
-            decided_by="timeline",
-            explained=tuple(explain(timeout.id, busy.last, findings, rules)),
-        )
+
+    if culprit is not None and culprit.stall is not None:
+        stall = culprit.stall
+        found = _stall_root(stall, lang, ev)
+        return measured("hang", found, stall.last, 0.75 if deciding_hits else 0.7, False)
+    if culprit is not None and culprit.lost is not None:
+        lost = culprit.lost
+        return measured("unknown", _lost_root(lost, lang), lost.last, 0.6, False)
+    if culprit is not None and culprit.busy is not None:
+        busy = culprit.busy
+        return measured("collective_timeout", _busy_root(busy, lang), busy.last, 0.6, True)
     asked = None
     root = culprit.hit if culprit is not None else None
     final = culprit is not None and culprit.final  # a rule read the logs to the end
@@ -734,38 +718,19 @@ def _decide(
             culprit_rule=None,
         )
     verdict = partial(verdict, model=asked[0] if asked else None)
-    if root is None and failed:
-        unknown = CATEGORIES["unknown"]
+    if root is None and (failed or (not stats.complete and stats.lines)):
+        # the caller knows the job failed; or a reading the deadline cut short, which never
+        # says "healthy": the cause may sit in what was not read
+        unknown, cut = CATEGORIES["unknown"], not failed
         return verdict(
             category=unknown.id,
             recovery=unknown.recovery,
             retryable=unknown.retryable,
-            confidence=0.5,
-            summary=_silent_summary(ev, stats, lang),
+            confidence=0.3 if cut else 0.5,
+            summary=_cut_summary(stats, lang) if cut else _silent_summary(ev, stats, lang),
             root_cause=None,
             findings=shown,
-            decided_by="caller",
-        )
-    if root is None and not stats.complete and stats.lines:
-        # a reading the deadline cut short never says "healthy": the cause may sit in
-        # what was not read
-        unknown = CATEGORIES["unknown"]
-        return verdict(
-            category=unknown.id,
-            recovery=unknown.recovery,
-            retryable=unknown.retryable,
-            confidence=0.3,
-            summary=(
-                f"在截止时间内只读取了部分日志（{stats.files:,} 个文件，{stats.lines:,} 行），"
-                "其中没有发现故障原因；未读取的部分可能含有原因。"
-                if lang == "zh"
-                else f"No cause in the part of the logs read before the deadline "
-                f"({stats.files:,} files, {stats.lines:,} lines); the rest was not read "
-                "and may hold it."
-            ),
-            root_cause=None,
-            findings=shown,
-            decided_by="none",
+            decided_by="none" if cut else "caller",
         )
     if root is None:
         summary = (

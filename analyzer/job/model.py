@@ -144,11 +144,13 @@ def path_hosts(name: str, top: int = 0, formats: Formats | None = None) -> list[
     if posix.startswith("/"):  # a file named by its absolute path: /tmp/u123/... say nothing
         cut = posix.rfind("/", 0, posix.rfind("/")) + 1
         top = max(0, top - posix[:cut].count("/") + 1)
-    spans = (formats or builtin_formats()).path_spans(posix, _HOST_FIELDS)
+    spans = (formats or builtin_formats()).path_spans(posix)
     out = [
         value
         for at, field_, value in reversed(spans)
-        if at >= cut and (field_ == "host" or posix[cut:at].count("/") >= top)
+        if field_ in _HOST_FIELDS
+        and at >= cut
+        and (field_ == "host" or posix[cut:at].count("/") >= top)
     ]
     return list(dict.fromkeys(out))
 

@@ -193,23 +193,29 @@ class Watcher:
         now = self.clock()
         stamp = datetime.fromtimestamp(now, tz=timezone.utc).isoformat(timespec="seconds")
         events = []
-        timeline = self.job.collector.timeline
+        asked: list[Verdict] = []  # the verdict of this poll, made once when asked
+
+        def verdict() -> Verdict:
+            if not asked:
+                asked.append(self.verdict())
+            return asked[0]
+
         if self._fresh:  # the verdict resolves the timeline too
             self._fresh = False
-            failure = self._failure_event(self.verdict(), stamp)
+            failure = self._failure_event(verdict(), stamp)
             if failure is not None:
                 events.append(failure)
         else:
-            timeline.resolve(self.job.model())
+            self.job.collector.timeline.resolve(self.job.model())
         completed = self.job.collector.completed
         if completed and not self._reported.finished:
             self._reported.finished = True
             events.append(WatchEvent("finished", stamp, {}))
         if not completed:
-            events += self._hang_events(stamp)
+            events += self._hang_events(stamp, verdict)
         return events
 
-    def _hang_events(self, stamp: str) -> list[WatchEvent]:
+    def _hang_events(self, stamp: str, verdict: Callable[[], Verdict]) -> list[WatchEvent]:
         """A stream stalled for half the hang thresholds is a suspicion; a hang is
         confirmed when the verdict says so (the one definition of a hang: the culprit
         table's), naming the rank the verdict names, the one that stopped first, or none
@@ -227,7 +233,7 @@ class Watcher:
         stalls = timeline.stalls(end, s.hang_factor, s.hang_min_gap)
         if not stalls or self._reported.confirmed:
             return out
-        v = self.verdict()
+        v = verdict()
         rc = v.root_cause
         if v.category != "hang" or rc is None:
             return out

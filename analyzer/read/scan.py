@@ -980,7 +980,8 @@ class StreamScanner:
         else:
             message = strip_prefix(text, self.formats).text
         when = self.year.place(when)
-        if when is not None and self.formats.system_line(message):
+        system_line = self.formats.system_line(message)
+        if when is not None and system_line:
             # a kernel line inside another file is dated by its own stamp (`dmesg -T`'s),
             # not by the collector's prefix in front of it
             when = self.formats.time(message, _year_of(when)) or when
@@ -1004,11 +1005,7 @@ class StreamScanner:
             context_first_line=at.line - lines_before,
             who=who,
             repeats=at.repeats,
-            kind="system-log"
-            if system
-            else "system-line"
-            if self.formats.system_line(message)
-            else "event",
+            kind="system-log" if system else "system-line" if system_line else "event",
         )
         self.on_hit(hit)
         return hit

@@ -112,18 +112,23 @@ class Formats:
         rx = self._data
         return rx is not None and rx.match(message) is not None
 
-    def path_spans(self, path: str, names: frozenset[str]) -> list[tuple[int, str, str]]:
-        """Where the path shapes find fields `names` in a path: (start, field, value),
-        outermost first, every shape's every match (a folder may be two shapes)."""
-        out = []
+    def path_spans(self, path: str) -> tuple[tuple[int, str, str], ...]:
+        """Where the path shapes find their fields in a path: (start, field, value),
+        outermost first, every shape's every match (a folder may be two shapes).
+        Memoised: a path is asked per hit by the readiness rules."""
+        memo = self._path_memo
+        found = memo.get(path)
+        if found is not None:
+            return found
+        spans = []
         for shape in self.paths:
-            if names.isdisjoint(shape.compiled.groupindex):
-                continue
             for m in shape.compiled.finditer(path):
-                for k, v in m.groupdict().items():
-                    if v is not None and k in names:
-                        out.append((m.start(k), k, v))
-        return sorted(out)
+                spans += [(m.start(k), k, v) for k, v in m.groupdict().items() if v is not None]
+        found = tuple(sorted(spans))
+        if len(memo) >= _PATH_MEMO:
+            memo.clear()
+        memo[path] = found
+        return found
 
     def system_file(self, path: str) -> bool:
         """Whether a file is the kernel's or the system's log by its name (`paths:`)."""
@@ -215,27 +220,16 @@ class Formats:
         return None if found is None or "Y" not in found[1] else int(found[1]["Y"])
 
     @cached_property
-    def _path_memo(self) -> dict[str, dict[str, tuple[str, ...]]]:
+    def _path_memo(self) -> dict[str, tuple[tuple[int, str, str], ...]]:
         return {}
 
     def path_fields(self, path: str) -> dict[str, tuple[str, ...]]:
         """What a path says of who wrote its file: per field, every value its shapes
         find, outermost first (`attempt` uses them all; the other fields their last,
-        the innermost). Memoised: a path is asked per hit by the readiness rules."""
-        memo = self._path_memo
-        found = memo.get(path)
-        if found is not None:
-            return found
-        spans: dict[str, list[tuple[int, str]]] = {}
-        for shape in self.paths:
-            for m in shape.compiled.finditer(path):
-                for k, v in m.groupdict().items():
-                    if v is not None:
-                        spans.setdefault(k, []).append((m.start(k), v))
-        found = {k: tuple(v for _, v in sorted(s)) for k, s in spans.items()}
-        if len(memo) >= _PATH_MEMO:
-            memo.clear()
-        memo[path] = found
+        the innermost)."""
+        found: dict[str, tuple[str, ...]] = {}
+        for _, k, v in self.path_spans(path):
+            found[k] = (*found.get(k, ()), v)
         return found
 
     def key(self, block: bytes, start: int) -> bytes:

@@ -27,28 +27,13 @@ from collections import Counter
 from datetime import datetime
 from pathlib import Path
 
+import build  # the builder beside this file: its kinds and month names, one list each
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 OUT = HERE / "bundles"
-MONTHS = {
-    m: i + 1
-    for i, m in enumerate(
-        ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-    )
-}
-KINDS = (
-    "old-kernel-log",
-    "old-journal",
-    "after-job-dmesg",
-    "preflight",
-    "dict-sample",
-    "json-field",
-    "json-msg-quote",
-    "docstring-help",
-    "wandb-summary",
-    "quoted-log-line",
-    "eval-sample",
-)
+MONTHS = {m: i + 1 for i, m in enumerate(build.MONTHS)}
+KINDS = build.KINDS
 COPIED = ("category", "recovery", "root_cause_rank", "root_cause_host", "act_on_hosts")
 REQUIRED = (
     *COPIED,
