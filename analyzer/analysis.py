@@ -28,7 +28,7 @@ from .decide.verdict import decide
 from .job import flight
 from .job.correlate import Collector, Evidence
 from .job.model import JobBuilder, JobModel, path_who
-from .job.timeline import HANG_FACTOR, HANG_MIN_GAP
+from .job.timeline import HANG_FACTOR, HANG_MIN_GAP, Stall
 from .read.reading import Account, Reading, worth_forking
 from .read.scan import FileScan, StreamFeed, StreamScanner, YearRef
 from .read.sources import (
@@ -239,6 +239,21 @@ class Analyzer:
         """What this reader keeps besides its hits (a worker's hand-off to the job)."""
         year = (self.year.year, self.year.at) if self.year.anchored else None
         return Account(self.reading, self.errors, self.builder, self.flight, year)
+
+    def absorb(
+        self, got: Account, base: int, lines: int, when: Callable[[LogTime | None], LogTime | None]
+    ) -> None:
+        """Another reader's account added to this job (a worker's share, whose hits came
+        in already): its error lines and the job model's claims renumbered from file
+        `base` and line `lines` on and re-dated by `when`, its dumps, its year anchor.
+        The reading's own figures are the merger's (a file read in parts is one file)."""
+        self.errors.merge(
+            got.errors, base, lambda x: replace(x, line=x.line + lines, time=when(x.time))
+        )
+        self.builder.absorb(got.job, base, lines)
+        self.flight.absorb(got.flight)
+        if got.year is not None and not self.year.anchored:  # the job's first full date
+            (self.year.year, self.year.at), self.year.anchored = got.year, True
 
     def fresh(self, on_hit: Callable[[Hit], None]) -> Analyzer:
         """A new Analyzer with these settings and this compiled matcher, its hits going to
@@ -451,6 +466,20 @@ class Analyzer:
         ends += [f.fs.last_time for f in self._feeds.values() if f.fs.last_time is not None]
         end = _end_of_evidence(self.collector.latest, ends, now or s.now)
         return self.collector.evidence(end, self.model(), s.hang_factor, s.hang_min_gap)
+
+    @property
+    def completed(self) -> bool:
+        """Whether a completion marker was read (the run, or its worker group, finished)."""
+        return self.collector.completed
+
+    def stalls(self, end: LogTime, fraction: float = 1.0) -> list[Stall]:
+        """The streams stalled at `end`, their ranks resolved, by `fraction` of the hang
+        thresholds (a live watch suspects a hang at half): what the timeline measures,
+        not yet a verdict (only the culprit table confirms a hang)."""
+        s = self.settings
+        timeline = self.collector.timeline
+        timeline.resolve(self.model())
+        return timeline.stalls(end, s.hang_factor * fraction, s.hang_min_gap * fraction)
 
     def readiness(self, scenario: Scenario | None = None) -> Readiness:
         """Whether the job is set up so that recovery can work (analyzer.decide.readiness), on

@@ -282,32 +282,87 @@ class Identity:
 
 
 @dataclass(frozen=True)
-class Hit:
-    """One line that a signature matched, with where it came from."""
+class LogLine:
+    """One line as the reader made it, once: where it sits, its text cleaned and
+    redacted (the prefixes, then the message), its message without any prefix the
+    job's formats know (built-in and the user's), its time, what it and its path claim
+    about who logged it, and what kind of text it is. No later stage strips, dates or
+    cleans a line again."""
 
-    signature: Signature
     file: str
     file_index: int
-    line: int
+    number: int
     offset: int
     text: str
+    message: str
     time: LogTime | None
-    rank: int | None
-    host: str | None
-    captures: dict[str, str] = field(default_factory=dict)
-    # the text without its prefix, by the job's formats (built-in and the user's): made
-    # once by the reader, so that no later stage strips a prefix again
-    message: str = ""
-    context: tuple[str, ...] = ()
-    context_first_line: int = 0
-    # what the line and its path claim about who logged it (analyzer.job.model resolves it:
-    # `rank` and `host` are the resolved ones once the job model has run)
     who: Who = field(default_factory=Who)
-    identity: Identity | None = None
     # the lines it stands for: itself and the copies of it before it that the scan only
     # counted (same signatures, masked text and prefix; see scan._Templates)
     repeats: int = 1
     kind: TextKind = "event"
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A line that a signature matched (`rules/`), and who logged it once the job model
+    has resolved it (`job/`: `identity`, the one writer of rank, host and device).
+    Before that, `rank` and `host` are what the line claims of itself."""
+
+    signature: Signature
+    log: LogLine
+    captures: dict[str, str] = field(default_factory=dict)
+    context: tuple[str, ...] = ()
+    context_first_line: int = 0
+    identity: Identity | None = None
+
+    @property
+    def file(self) -> str:
+        return self.log.file
+
+    @property
+    def file_index(self) -> int:
+        return self.log.file_index
+
+    @property
+    def line(self) -> int:
+        return self.log.number
+
+    @property
+    def offset(self) -> int:
+        return self.log.offset
+
+    @property
+    def text(self) -> str:
+        return self.log.text
+
+    @property
+    def message(self) -> str:
+        return self.log.message
+
+    @property
+    def time(self) -> LogTime | None:
+        return self.log.time
+
+    @property
+    def who(self) -> Who:
+        return self.log.who
+
+    @property
+    def repeats(self) -> int:
+        return self.log.repeats
+
+    @property
+    def kind(self) -> TextKind:
+        return self.log.kind
+
+    @property
+    def rank(self) -> int | None:
+        return self.identity.rank if self.identity is not None else self.log.who.rank
+
+    @property
+    def host(self) -> str | None:
+        return self.identity.host if self.identity is not None else self.log.who.host
 
     @property
     def stream_key(self) -> tuple[int, str]:

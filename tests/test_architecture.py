@@ -144,10 +144,11 @@ def test_every_stage_says_what_it_holds(stage: str) -> None:
     assert ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
 
 
-# Who a line is about (rank, host, device) is written by the job model alone; the reader
-# records what a line claims (Hit.who) and its first reading of it. A module outside
-# these two that writes one re-derives identity and disagrees with the job model.
-_WRITES_IDENTITY = ("job", "read")
+# Who a line is about (rank, host, device) is written by the job model alone: the reader
+# records what a line claims (LogLine.who), a hit's `rank` and `host` are read from its
+# resolved identity, and the culprit rules blame through the job model's `blamed` and
+# `placed`. A module outside job/ that writes one re-derives identity and disagrees.
+_WRITES_IDENTITY = ("job",)
 # Reading a line (its prefixes, its time, its segments, its decoding) is the reader's;
 # rules/ runs its examples through the reader's functions. The two modules listed here
 # still read raw lines a user hands them (the template miner and the signature drafter);

@@ -22,7 +22,7 @@ from ..job import stacks
 from ..job.correlate import ROLE_RANK, Evidence, time_key
 from ..job.model import placed, short
 from ..job.timeline import Busy, Stall, same_process
-from ..types import Hit, Reported, Spread
+from ..types import Hit, Identity, Reported, Spread
 
 # teardown signals a launcher sends to the survivors (SIGTERM, SIGINT, SIGHUP)
 _TEARDOWN_EXITS = frozenset({-15, -2, -1, 143, 130, 129})
@@ -41,10 +41,12 @@ class Lag:
 
 @dataclass(frozen=True)
 class Culprit:
-    """The root cause: a line (`hit`), a stalled rank (`stall`) or a busy one (`busy`),
-    and the rule that chose it; `final` when no classifier may overrule it (a rule read
-    the logs to the end); `lag` when the line's rank is behind its process group (the
-    verdict is then a hang)."""
+    """The root cause: a line (`hit`, as its process logged it), a stalled rank
+    (`stall`) or a busy one (`busy`), and the id of the rule that chose it; `blamed`:
+    who is at fault where that is not who logged the line (rank 0's `Rank 5 failed to
+    pass`, a kernel line placed on the rank it struck), as the job model knows them;
+    `final` when no classifier may overrule it (a rule read the logs to the end); `lag`
+    when the line's rank is behind its process group (the verdict is then a hang)."""
 
     hit: Hit | None
     stall: Stall | None
@@ -54,6 +56,24 @@ class Culprit:
     lag: Lag | None = None
     lost: Lost | None = None
     reading: str | None = None  # the category the rule reads, where not the line's own
+    blamed: Identity | None = None
+
+    @property
+    def who(self) -> Identity | None:
+        """Who is at fault: the blamed identity, else the line's own."""
+        if self.blamed is not None:
+            return self.blamed
+        return self.hit.identity if self.hit is not None else None
+
+    @property
+    def rank(self) -> int | None:
+        who = self.who
+        return who.rank if who is not None else self.hit.rank if self.hit else None
+
+    @property
+    def host(self) -> str | None:
+        who = self.who
+        return who.host if who is not None else self.hit.host if self.hit else None
 
 
 @dataclass(frozen=True)
@@ -127,13 +147,31 @@ def _shutdown_noise(hit: Hit, finished: float, ev: Evidence) -> bool:
 
 @dataclass
 class Walk:
-    """The walk of the culprit table over one job: the deciding lines, and the root line
-    the `refines` rules have moved so far (with the id of the last rule that moved it)."""
+    """The walk of the culprit table over one job: the deciding lines, the root line
+    the `refines` rules have moved so far (with the id of the last rule that moved it),
+    and who it blames where a rule placed a line that names no process (`blamed`)."""
 
     ev: Evidence
     hits: list[Hit]
     root: Hit | None = None
     rule: str = ""
+    blamed: Identity | None = None
+
+    def move(self, root: Hit, rule: str, blamed: Identity | None = None) -> None:
+        self.root, self.rule, self.blamed = root, rule, blamed
+
+    @property
+    def rank(self) -> int | None:
+        """The root's rank: the blamed one where a rule placed it."""
+        if self.blamed is not None:
+            return self.blamed.rank
+        return self.root.rank if self.root is not None else None
+
+    @property
+    def host(self) -> str | None:
+        if self.blamed is not None:
+            return self.blamed.host
+        return self.root.host if self.root is not None else None
 
 
 RuleKind = Literal["filter", "decides", "refines"]
@@ -223,7 +261,7 @@ def _rule_lags(walk: Walk) -> Culprit | None:
 def _rule_best(walk: Walk) -> Culprit | None:
     """The best deciding line: cause > symptom > confirmation, then fatal > error >
     warning, then the earliest on clock-corrected time, then file order."""
-    walk.root, walk.rule = walk.hits[0], "best"
+    walk.move(walk.hits[0], "best")
     return None
 
 
@@ -235,7 +273,7 @@ def _rule_node_line(walk: Walk) -> Culprit | None:
     assert walk.root is not None
     node = _node_line(walk.root, walk.hits)
     if node is not None:
-        walk.root, walk.rule = node, "node-line"
+        walk.move(node[0], "node-line", node[1])
     return None
 
 
@@ -247,16 +285,15 @@ def _rule_located(walk: Walk) -> Culprit | None:
     kind of failure (a scheduler's OOM event and one rank's SIGKILL)."""
     root, hits = walk.root, walk.hits
     assert root is not None
-    if root.rank is not None:
+    if walk.rank is not None:
         return None
     located = [h for h in hits if h.signature is root.signature and h.rank is not None]
     if located:
-        walk.root, walk.rule = located[0], "located"
+        walk.move(located[0], "located")
         return None
     echo = _next_report(root, hits) or _sole_report(root, hits)
     if echo is not None:
-        walk.root = placed(root, echo.rank, root.host or echo.host)
-        walk.rule = "located"
+        walk.move(root, "located", placed(root, echo.rank, walk.host or echo.host))
     return None
 
 
@@ -264,9 +301,9 @@ def _rule_own_file(walk: Walk) -> Culprit | None:
     """The same line in a console copy and in the rank's own file (torchrun --tee and
     --log-dir): the rank's own file is cited."""
     assert walk.root is not None
-    own = _own_file(walk.root, walk.hits)
+    own = _own_file(walk.root, walk.rank, walk.hits)
     if own is not walk.root:
-        walk.root, walk.rule = own, "own-file"
+        walk.move(own, "own-file")
     return None
 
 
@@ -276,9 +313,9 @@ def _rule_peer(walk: Walk) -> Culprit | None:
     of that peer's own host (through the job model's address book): what the others see
     of a node's failure is an echo of the node's own line, whatever the clocks say."""
     assert walk.root is not None
-    source = _peer_line(walk.root, walk.hits, walk.ev)
+    source = _peer_line(walk.root, walk.host, walk.hits, walk.ev)
     if source is not None:
-        walk.root, walk.rule = source, "peer"
+        walk.move(source, "peer")
     return None
 
 
@@ -289,7 +326,9 @@ def _rule_waits_for(walk: Walk) -> Culprit | None:
     wait for each other are a link's two ends, the earlier reporter named."""
     assert walk.root is not None
     waited = _waited_for(walk.root, walk.hits, walk.ev)
-    return Culprit(waited, None, "waits-for") if waited is not None else None
+    if waited is None:
+        return None
+    return Culprit(waited[0], None, "waits-for", blamed=waited[1])
 
 
 def _rule_lowest_seq(walk: Walk) -> Culprit | None:
@@ -323,12 +362,13 @@ def _rule_node_rank(walk: Walk) -> Culprit | None:
     first rank after it in its file with the same kind of failure."""
     root = walk.root
     assert root is not None
-    if root.rank is not None or root.signature.blame != "node":
+    if walk.rank is not None or root.signature.blame != "node":
         return None
-    struck = _node_rank(root, walk.ev.candidates)
+    struck = _node_rank(root, walk.host, walk.ev.candidates)
     if struck is None:
         return None
-    return Culprit(placed(root, struck.rank, root.host or struck.host), None, "node-rank")
+    blamed = placed(root, struck.rank, walk.host or struck.host)
+    return Culprit(root, None, "node-rank", blamed=blamed)
 
 
 def _rule_named(walk: Walk) -> Culprit | None:
@@ -337,7 +377,7 @@ def _rule_named(walk: Walk) -> Culprit | None:
     Location[IP/ID]`) blames that rank and its host, not the rank that printed it."""
     assert walk.root is not None
     named = _named(walk.root, walk.ev)
-    return Culprit(named, None, "named") if named is not None else None
+    return Culprit(walk.root, None, "named", blamed=named) if named is not None else None
 
 
 # The culprit table, walked in this order by choose(); README's list and the tests read
@@ -371,7 +411,9 @@ def choose(ev: Evidence) -> Culprit | None:
         found = rule.run(walk)
         if found is not None:
             return found
-    return Culprit(walk.root, None, walk.rule) if walk.root is not None else None
+    if walk.root is None:
+        return None
+    return Culprit(walk.root, None, walk.rule, blamed=walk.blamed)
 
 
 # Families whose lines a rank prints when its device fails under it (the CUDA or NCCL
@@ -434,9 +476,9 @@ def _lost_node(ev: Evidence, hits: list[Hit]) -> Lost | None:
     return Lost(root, len(reporters - {None}), first)
 
 
-def _node_line(root: Hit, hits: list[Hit]) -> Hit | None:
+def _node_line(root: Hit, hits: list[Hit]) -> tuple[Hit, Identity | None] | None:
     """Rule `node-line`: the kernel or driver cause that `root`, a process's cause, echoes; a
-    kernel file that names no host is the echoing process's node."""
+    kernel file that names no host is the echoing process's node (who it blames)."""
     if root.signature.role != "cause" or root.signature.family in _NODE_FAMILIES:
         return None
     for node in hits:
@@ -447,8 +489,9 @@ def _node_line(root: Hit, hits: list[Hit]) -> Hit | None:
             continue
         if _echoes(root, node):
             if node.host is not None:
-                return node
-            return placed(node, node.rank if node.rank is not None else root.rank, root.host)
+                return node, None
+            rank = node.rank if node.rank is not None else root.rank
+            return node, placed(node, rank, root.host)
     return None
 
 
@@ -456,14 +499,15 @@ def _node_line(root: Hit, hits: list[Hit]) -> Hit | None:
 _PEER_KEYS = ("peer", "remote")
 
 
-def _peer_line(root: Hit, hits: list[Hit], ev: Evidence) -> Hit | None:
-    """Rule `peer`: the best deciding line of the host that `root` names as its lost peer,
-    unless that line too only names a peer (two ends that each lost the other)."""
+def _peer_line(root: Hit, root_host: str | None, hits: list[Hit], ev: Evidence) -> Hit | None:
+    """Rule `peer`: the best deciding line of the host that `root` (on `root_host`) names
+    as its lost peer, unless that line too only names a peer (two ends that each lost the
+    other)."""
     address = next((root.captures[k] for k in _PEER_KEYS if root.captures.get(k)), None)
     if address is None:
         return None
     host = ev.job.peer(address, root.captures.get("remote_rank"))
-    if host is None or host == root.host:
+    if host is None or host == root_host:
         return None
     # the peer's own line of at least the same role: a cause, for a cause (the
     # timeouts the peer's ranks print after its NIC failed are not its own failure)
@@ -516,7 +560,7 @@ def _stalled_before_the_kill(stalls: list[Stall], root: Hit) -> Stall | None:
     return st if when.epoch - last.epoch > st.threshold else None
 
 
-def _named(root: Hit, ev: Evidence) -> Hit | None:
+def _named(root: Hit, ev: Evidence) -> Identity | None:
     """Rule `named`: a line that names the rank at fault (`culprit_rank`: monitored_barrier's
     `Rank 5 failed to pass`, desync debug's `[6] ... didn't join`; `location`: HCCL's
     heartbeat `Cluster Exception Location[IP/ID]:[10.0.0.2/3]` of a lost or stuck rank)
@@ -524,9 +568,9 @@ def _named(root: Hit, ev: Evidence) -> Hit | None:
     knows for it."""
     named = root.captures.get("culprit_rank", "")
     if named.isdigit():
-        return ev.job.blamed(root, int(named))
+        return ev.job.blamed(int(named))
     rank = _located(root, ev)
-    return ev.job.blamed(root, rank) if rank is not None else None
+    return ev.job.blamed(rank) if rank is not None else None
 
 
 def _located(hit: Hit, ev: Evidence) -> int | None:
@@ -569,8 +613,9 @@ def waits(hits: list[Hit], ev: Evidence) -> dict[int, set[int]]:
     return graph
 
 
-def _waited_for(root: Hit, hits: list[Hit], ev: Evidence) -> Hit | None:
-    """Rule `waits-for`: the rank at the end of the wait graph, as a line to cite."""
+def _waited_for(root: Hit, hits: list[Hit], ev: Evidence) -> tuple[Hit, Identity | None] | None:
+    """Rule `waits-for`: the rank at the end of the wait graph, as a line to cite: its
+    own, else a line that names it as waited for (and the rank it blames)."""
     if root.signature.role != "symptom" or root.signature.category not in _WAITS:
         return None
     if any(h.signature.role == "cause" for h in hits):
@@ -592,9 +637,9 @@ def _waited_for(root: Hit, hits: list[Hit], ev: Evidence) -> Hit | None:
         end = min(pairs, key=lambda r: min(time_key(h) for h in hits if h.rank == r))
     own = [h for h in hits if h.rank == end]
     if own:
-        return own[0]
+        return own[0], None
     naming = next(h for h in hits if end in _waited_on(h, ev))
-    return ev.job.blamed(naming, end)
+    return naming, ev.job.blamed(end)
 
 
 def _stall(ev: Evidence, hits: list[Hit]) -> Stall | None:
@@ -748,16 +793,16 @@ def _sole_report(root: Hit, hits: list[Hit]) -> Hit | None:
     return same[0] if same and len({h.rank for h in same}) == 1 else None
 
 
-def _own_file(root: Hit, hits: list[Hit]) -> Hit:
+def _own_file(root: Hit, rank: int | None, hits: list[Hit]) -> Hit:
     """Rule `own-file`: the same line of the same rank in the rank's own file (its path names it)
     rather than in a console that copies every rank's output."""
-    if root.rank is None or root.who.path_local is not None or root.who.path_rank is not None:
+    if rank is None or root.who.path_local is not None or root.who.path_rank is not None:
         return root
     text = _message(root)
     for h in hits:
         if (
             h.signature is root.signature
-            and h.rank == root.rank
+            and h.rank == rank
             and h.file_index != root.file_index
             and (h.who.path_local is not None or h.who.path_rank is not None)
             and _message(h) == text
@@ -893,24 +938,22 @@ def _exit_code(hit: Hit) -> int | None:
         return None
 
 
-def _node_rank(root: Hit, hits: list[Hit]) -> Hit | None:
+def _node_rank(root: Hit, host: str | None, hits: list[Hit]) -> Hit | None:
     """Rule `node-rank`: the line of the rank a node-level root cause (a kernel line: Xid, OOM
     killer) struck: the first rank on the same host that reported trouble within two
     minutes of it; for a line on an uptime clock (dmesg), the first rank after it in the
     same file that reports the same kind of failure (the CUDA error that echoes an Xid),
     else, for a kernel file that names no host, the rank that echoes it when all such
     echoes come from one host."""
-    if root.rank is not None:
-        return None
     if root.time is None or not root.time.absolute:
         echoes = [h for h in hits if h.rank is not None and _echoes(h, root)]
         after = [h for h in echoes if h.file_index == root.file_index and h.line > root.line]
         if after:
             return min(after, key=lambda h: h.line)
-        if root.host is None and echoes and len({h.host for h in echoes}) == 1:
+        if host is None and echoes and len({h.host for h in echoes}) == 1:
             return echoes[0]
         return None
-    if not root.host:
+    if not host:
         return None
     t0 = root.time.epoch
     # A line with no host of its own may be on that host when no other host is in sight.
@@ -919,7 +962,7 @@ def _node_rank(root: Hit, hits: list[Hit]) -> Hit | None:
         h
         for h in hits
         if h.rank is not None
-        and (h.host == root.host or (h.host is None and single_host))
+        and (h.host == host or (h.host is None and single_host))
         and h.time is not None
         and h.time.absolute
         and -5.0 <= h.time.epoch - t0 <= 120.0
@@ -939,7 +982,7 @@ def _echoes(line: Hit, node: Hit) -> bool:
     )
 
 
-def spread(ev: Evidence, hits: list[Hit], root: Hit | None) -> Spread | None:
+def spread(ev: Evidence, hits: list[Hit], culprit: Culprit | None) -> Spread | None:
     """How the failure spread: each deciding rank's first report (`hits`: rule `deciding`'s) on
     the reference clock (the first and last of them), the wait graph, and for a root line
     that names the rank at its other end, the link's two ends. None when fewer than two
@@ -961,11 +1004,13 @@ def spread(ev: Evidence, hits: list[Hit], root: Hit | None) -> Spread | None:
         return Reported(h.rank or 0, h.host, device, time, h.signature.id)
 
     graph = waits(hits, ev)
+    root = culprit.hit if culprit is not None else None
+    rank = culprit.rank if culprit is not None else None
     remote = root.captures.get("remote_rank", "").strip() if root is not None else ""
     link = (
-        (root.rank, int(remote))
+        (rank, int(remote))
         if root is not None
-        and root.rank is not None
+        and rank is not None
         and remote.isdigit()
         and root.signature.category == "network_fault"
         else None

@@ -29,6 +29,7 @@ from ..types import (
     Checkpoint,
     Finding,
     Hit,
+    Identity,
     ModelOpinion,
     RecoveryId,
     RootCause,
@@ -115,13 +116,15 @@ def finding_kind(category: str, explained: bool, lang: str = "en") -> str:
 
 
 def _summary(
-    root: Hit, findings: list[Finding], lang: str, category: str, explained: frozenset[str]
+    culprit: Culprit, findings: list[Finding], lang: str, category: str, explained: frozenset[str]
 ) -> str:
+    root = culprit.hit
+    assert root is not None
     where = []
-    if root.rank is not None:
-        where.append(f"rank {root.rank}")
-    if root.host:
-        where.append(root.host)
+    if culprit.rank is not None:
+        where.append(f"rank {culprit.rank}")
+    if culprit.host:
+        where.append(culprit.host)
     telling = [f for f in findings if f.signature.severity != "info"]  # info is context
     others = Counter(
         finding_kind(f.signature.category, f.signature.id in explained)
@@ -149,7 +152,7 @@ def _waited(culprit: Culprit | None, spread_: Spread | None, lang: str) -> str:
     if culprit is None or culprit.rule != "waits-for" or culprit.hit is None or not spread_:
         return ""
     shown = "; ".join(chains(spread_.waits))
-    rank = culprit.hit.rank
+    rank = culprit.rank
     if lang == "zh":
         return f" 各 rank 的等待链止于 rank {rank}：{shown}。"
     return f" The ranks' waits end at rank {rank}: {shown}."
@@ -176,7 +179,7 @@ def _lagged(lag: Lag | None, lang: str) -> str:
 _STUCK_CONFIDENCE = 0.75
 
 
-def _others_wait(root: Hit, hits: list[Hit]) -> bool:
+def _others_wait(rank: int | None, hits: list[Hit]) -> bool:
     """Whether the logs show the other ranks waiting for the root's: another rank's
     stack dump waits inside a collective, or the ranks' records name it as the one
     that never joined (a hang cause with its `culprit_rank`: Flight Recorder dumps
@@ -186,13 +189,13 @@ def _others_wait(root: Hit, hits: list[Hit]) -> bool:
             h.signature.stack is not None
             and stacks.waits_inside(h.captures)
             and h.rank is not None
-            and h.rank != root.rank
+            and h.rank != rank
         )
         or (
             h.signature.category == "hang"
             and h.signature.role == "cause"
-            and root.rank is not None
-            and h.captures.get("culprit_rank") == str(root.rank)
+            and rank is not None
+            and h.captures.get("culprit_rank") == str(rank)
         )
         for h in hits
     )
@@ -500,10 +503,10 @@ _DEVICE_KEYS = ("pci", "busid", "device", "card", "gpu", "npu", "uuid")
 
 
 def _with_targets(
-    job: JobModel, root: Hit | None = None, aside: str = "", **fields: Any
+    job: JobModel, who: Identity | None = None, aside: str = "", **fields: Any
 ) -> Verdict:
     """A Verdict whose `act_on` names what its root cause points at: the host, rank and
-    device the job model resolved for the root line (its captures first); for a link
+    device of who is at fault (`who`; the root line's captures first); for a link
     fault both ends, when the line names the peer (an address, a remote rank). Its
     category and recovery are the taxonomy's ids (an id nobody declared raises here, in
     the suite, not in a controller that acts on it)."""
@@ -523,10 +526,9 @@ def _with_targets(
             if peer and peer not in hosts and not peer.startswith("127."):
                 hosts.append(peer)
         devices = [f"{k}={rc.captures[k]}" for k in _DEVICE_KEYS if k in rc.captures]
-        ident = root.identity if root is not None else None
-        if ident is not None and not devices:
-            devices += [f"device={ident.device}"] if ident.device else []
-            devices += [f"busid={ident.busid}"] if ident.busid else []
+        if who is not None and not devices:
+            devices += [f"device={who.device}"] if who.device else []
+            devices += [f"busid={who.busid}"] if who.busid else []
         fields["act_on"] = ActOn(
             hosts=tuple(h for h in hosts if cordonable(h)),
             ranks=(rc.rank,) if rc.rank is not None else (),
@@ -649,7 +651,7 @@ def decide(
     """
     deciding_hits = deciding(ev)
     culprit = choose(ev)
-    spread_ = spread(ev, deciding_hits, culprit.hit if culprit is not None else None)
+    spread_ = spread(ev, deciding_hits, culprit)
     verdict = partial(
         _with_targets,
         ev.job,
@@ -679,7 +681,7 @@ def decide(
             confidence=confidence,
             summary=summary,
             root_cause=rc,
-            root=last,
+            who=last.identity,
             findings=shown,
             decided_by="timeline",
             explained=tuple(explain(cat.id, last, findings, rules)),
@@ -748,14 +750,14 @@ def decide(
             findings=shown,
             decided_by="none",
         )
+    assert culprit is not None
     sig = root.signature
-    lag = culprit.lag if culprit is not None else None
+    lag = culprit.lag
     category = (
-        "hang"
-        if lag is not None
-        else (culprit.reading if culprit is not None and culprit.reading else reading(root))
+        "hang" if lag is not None else (culprit.reading if culprit.reading else reading(root))
     )
     explained = tuple(explain(category, root, findings, rules))
+    kinds = frozenset(e.signature for e in explained)
     cat = CATEGORIES[category]
     own = category == sig.category  # the signature's own recovery is for its own reading
     recovery = (sig.recovery if own else None) or cat.recovery
@@ -769,8 +771,8 @@ def decide(
         file=root.file,
         line=root.line,
         offset=root.offset,
-        rank=root.rank,
-        host=root.host,
+        rank=culprit.rank,
+        host=culprit.host,
         time=root.time.iso() if root.time else None,
         signature=sig.id,
         text=root.text,
@@ -785,9 +787,8 @@ def decide(
     ordered = tuple((root_first + rest)[:MAX_FINDINGS])
     confidence = _confidence(root, deciding_hits)
     if lag is not None or (
-        culprit is not None
-        and (culprit.rule == "stuck" or sig.category == "hang")
-        and _others_wait(root, deciding_hits)
+        (culprit.rule == "stuck" or sig.category == "hang")
+        and _others_wait(culprit.rank, deciding_hits)
     ):  # the logs show the others waiting for the root's rank
         confidence = max(confidence, _STUCK_CONFIDENCE)
     return verdict(
@@ -795,13 +796,13 @@ def decide(
         recovery=recovery,
         retryable=retryable,
         confidence=confidence,
-        summary=_summary(root, findings, lang, category, frozenset(e.signature for e in explained))
+        summary=_summary(culprit, findings, lang, category, kinds)
         + _waited(culprit, spread_, lang)
         + _lagged(lag, lang)
         + (_idle_summary(idle, lang) if idle else "")
         + _guess(confidence, lang),
         root_cause=rc,
-        root=root,
+        who=culprit.who,
         findings=ordered,
         decided_by="signature",
         explained=explained,

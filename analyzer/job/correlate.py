@@ -64,7 +64,7 @@ def resolve(hit: Hit, job: JobModel) -> Hit:
     long the traceback."""
     begins = hit.context_first_line if hit.context and TRACEBACK in hit.context[0] else hit.line
     ident = job.identity(hit.file_index, hit.who, begins)
-    return replace(hit, rank=ident.rank, host=ident.host, identity=ident)
+    return replace(hit, identity=ident)
 
 
 def template(hit: Hit) -> str:

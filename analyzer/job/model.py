@@ -21,7 +21,7 @@ import bisect
 import os
 import re
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from ..rules.formats import Fields, Formats, host_ranks, ranks_list
@@ -598,14 +598,14 @@ class JobModel:
             return self.rank_host.get(int(rank))
         return None
 
-    def blamed(self, hit: Hit, rank: int) -> Hit:
-        """`hit` as evidence against `rank`, which it names (a culprit rule's reading:
-        monitored_barrier's `Rank 5 failed to pass`): that rank's host and device, as
-        this model knows them. Here, not in the rules, so that the job model stays the
+    def blamed(self, rank: int) -> Identity:
+        """Who a line blames when it names `rank` (a culprit rule's reading:
+        monitored_barrier's `Rank 5 failed to pass`): that rank with its host and device,
+        as this model knows them. Here, not in the rules, so that the job model stays the
         one writer of who a line is about."""
         host = self.rank_host.get(rank)
         device = self.rank_device.get(rank) or None
-        return replace(hit, rank=rank, host=host, identity=Identity(rank, None, host, device))
+        return Identity(rank, None, host, device)
 
     def located(self, location: str) -> int | None:
         """The rank HCCL names by its server address and device id (`Cluster Exception
@@ -730,8 +730,10 @@ class JobModel:
         return ident
 
 
-def placed(hit: Hit, rank: int | None, host: str | None = None) -> Hit:
-    """`hit` placed on the rank (and host) of the line it echoes, for a line that names
-    none itself (a culprit rule's reading: slurmstepd's OOM event and the one rank's
-    SIGKILL; a kernel Xid and the CUDA error of the rank on that node)."""
-    return replace(hit, rank=rank, host=host or hit.host)
+def placed(hit: Hit, rank: int | None, host: str | None = None) -> Identity:
+    """Who `hit` is about when it names no process itself and echoes a line of `rank`
+    (and `host`): a culprit rule's reading of slurmstepd's OOM event and the one rank's
+    SIGKILL, of a kernel Xid and the CUDA error of the rank on that node. The line's own
+    device stays its own."""
+    own = hit.identity or Identity(None, None, None, None)
+    return Identity(rank, own.local_rank, host or hit.host, own.device, own.busid)

@@ -332,10 +332,10 @@ class Timeline:
             ident = job.identity(s.file_index, s.who, line)
             s.rank, s.host = ident.rank, ident.host
             if s.last is not None:
-                s.last = replace(s.last, rank=ident.rank, host=ident.host, identity=ident)
+                s.last = replace(s.last, identity=ident)
             if s.last_phase is not None:
                 at = job.identity(s.file_index, s.who, s.last_phase.line)
-                s.last_phase = replace(s.last_phase, rank=at.rank, host=at.host, identity=at)
+                s.last_phase = replace(s.last_phase, identity=at)
 
     def stalls(
         self,

@@ -200,14 +200,12 @@ class Watcher:
                 asked.append(self.verdict())
             return asked[0]
 
-        if self._fresh:  # the verdict resolves the timeline too
+        if self._fresh:
             self._fresh = False
             failure = self._failure_event(verdict(), stamp)
             if failure is not None:
                 events.append(failure)
-        else:
-            self.job.collector.timeline.resolve(self.job.model())
-        completed = self.job.collector.completed
+        completed = self.job.completed
         if completed and not self._reported.finished:
             self._reported.finished = True
             events.append(WatchEvent("finished", stamp, {}))
@@ -220,17 +218,15 @@ class Watcher:
         confirmed when the verdict says so (the one definition of a hang: the culprit
         table's), naming the rank the verdict names, the one that stopped first, or none
         when the ranks stopped together and the logs cannot tell."""
-        s = self.job.settings
         end = LogTime(self._now().replace(tzinfo=timezone.utc).timestamp())
-        timeline = self.job.collector.timeline
         out = []
         seen = self._reported.suspected
-        for st in timeline.stalls(end, s.hang_factor * 0.5, s.hang_min_gap * 0.5):
+        for st in self.job.stalls(end, 0.5):
             key = (st.stream.file, st.stream.rank)  # by name: a rotated log is the same
             if key not in seen:
                 seen.add(key)
                 out.append(WatchEvent("hang_suspected", stamp, _stalled(st)))
-        stalls = timeline.stalls(end, s.hang_factor, s.hang_min_gap)
+        stalls = self.job.stalls(end)
         if not stalls or self._reported.confirmed:
             return out
         v = verdict()

@@ -24,7 +24,7 @@ from ..job.correlate import ROLE_RANK, SEVERITY_RANK
 from ..job.model import path_posix, who_of
 from ..rules.formats import Fields, Formats
 from ..rules.matcher import Matcher
-from ..types import DATA_ROLES, SERIES, Hit, LogTime, Signature, Who
+from ..types import DATA_ROLES, SERIES, Hit, LogLine, LogTime, Signature, Who
 from ..unknowns.region import LAST_LINES, ErrorLines
 from .errors import ErrorLine, Unread
 from .lines import (
@@ -710,7 +710,8 @@ class StreamScanner:
         head = decode(ctx.buf[ctx.shift + start : ctx.shift + start + _HEAD_BYTES])
         when = parse_time(clean(head)[0], year, self.formats) or ctx.time_before(start, year)
         for hit in known.hits:
-            self.on_hit(replace(hit, line=line, offset=offset, time=when, repeats=known.pending))
+            at = replace(hit.log, number=line, offset=offset, time=when, repeats=known.pending)
+            self.on_hit(replace(hit, log=at))
         known.pending = 0
 
     def _learn(self, key: int, known: _Template | None, read: _Template) -> None:
@@ -989,23 +990,24 @@ class StreamScanner:
         system = self._system_files.get(name)
         if system is None:
             system = self._system_files[name] = self.formats.system_file(path_posix(name))
-        hit = Hit(
-            signature=sig,
+        line = LogLine(
             file=name,
             file_index=at.file_index,
-            line=at.line,
+            number=at.line,
             offset=at.offset,
             text=text,
             message=message,
             time=when,
-            rank=who.rank,
-            host=who.host,
-            captures={k: self.clean_text(v) for k, v in caps.items()},
-            context=redact_lines(context, self._redact),
-            context_first_line=at.line - lines_before,
             who=who,
             repeats=at.repeats,
             kind="system-log" if system else "system-line" if system_line else "event",
+        )
+        hit = Hit(
+            signature=sig,
+            log=line,
+            captures={k: self.clean_text(v) for k, v in caps.items()},
+            context=redact_lines(context, self._redact),
+            context_first_line=at.line - lines_before,
         )
         self.on_hit(hit)
         return hit

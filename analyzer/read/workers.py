@@ -189,7 +189,7 @@ class Merger:
 
     def __init__(self, job: Analyzer) -> None:
         self.job = job
-        self.errors, self.year, self.reading = job.errors, job.year, job.reading
+        self.year, self.reading = job.year, job.reading
         self._by_id = {s.id: s for s in job.matcher.signatures}
         self._file: FileScan | None = None  # the file whose parts are being merged
         # the current task's fixes, set by sink()
@@ -220,10 +220,13 @@ class Merger:
                 replace(
                     hit,
                     signature=by_id[hit.signature.id],
-                    file_index=base + hit.file_index,
-                    line=hit.line + lines,
+                    log=replace(
+                        hit.log,
+                        file_index=base + hit.file_index,
+                        number=hit.line + lines,
+                        time=when(hit.time),
+                    ),
                     context_first_line=hit.context_first_line + lines,
-                    time=when(hit.time),
                 )
             )
 
@@ -233,15 +236,7 @@ class Merger:
         """Everything but the hits (after sink): error lines, the reading account, the year."""
         when, lines, got = self._when, self._lines, shipment.account
         assert got is not None
-        self.errors.merge(
-            got.errors,
-            self._base,
-            lambda x: replace(x, line=x.line + lines, time=when(x.time)),
-        )
-        self.job.builder.absorb(got.job, self._base, lines)
-        self.job.flight.absorb(got.flight)
-        if got.year is not None and not self.year.anchored:  # the job's first full date
-            (self.year.year, self.year.at), self.year.anchored = got.year, True
+        self.job.absorb(got, self._base, lines, when)
         if shipment.part is None:
             self.reading.absorb(got.reading, when)
             return
