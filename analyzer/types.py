@@ -645,6 +645,9 @@ class Verdict:
     # the id of the culprit table's row that chose the root (analyzer.decide.culprit
     # RULES); None when no row did (the classifier, the caller, nothing found)
     culprit_rule: str | None = None
+    # the codes of the sentences the summary is made of, in order (analyzer.sinks.prose
+    # `reason.*`): `found`, `hang.stalled`, `weak-evidence`, `set-aside`, ...
+    reasons: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -656,6 +659,7 @@ class Verdict:
             "summary": self.summary,
             "decided_by": self.decided_by,
             "culprit_rule": self.culprit_rule,
+            "reasons": list(self.reasons),
             "root_cause": self.root_cause.to_dict() if self.root_cause else None,
             "findings": [f.to_dict() for f in self.findings],
             "stats": self.stats.to_dict(),

@@ -17,7 +17,8 @@ from conftest import REPO
 
 from analyzer import analyze, readiness
 from analyzer.cli import main
-from analyzer.decide.readiness import FEATURES, NAMES, SCHEMA, where
+from analyzer.decide.readiness import FEATURES, SCHEMA, where
+from analyzer.sinks.prose import TEXT, say
 
 RUNS = REPO / "corpora" / "readiness" / "runs"
 GENERATED = REPO / "corpora" / "readiness" / "generated"
@@ -221,7 +222,7 @@ def test_the_cli_prints_the_table_as_json_and_in_chinese() -> None:
         if state in line
     }
     assert len(rows) == len(FEATURES) and len(states) == 1, zh.output
-    assert set(NAMES["zh"]) == set(FEATURES)
+    assert all(say(f"feature.{f}", "zh") != say(f"feature.{f}") for f in FEATURES)
 
 
 def test_a_bad_scenario_is_a_clear_error() -> None:
@@ -403,15 +404,14 @@ def test_deepspeed_and_lightning_resumes_show_the_restart_resumed(
 def test_every_detail_is_in_chinese_with_lang_zh(run: Path) -> None:
     """`--lang zh` says the details too, not only the names: no English sentence left
     (the evidence lines and the settings' own names stay as the logs have them)."""
-    from analyzer.decide.readiness import _TEXT
-
     zh = readiness(run / "logs", _label(run)["scenario"], lang="zh")
     en = readiness(run / "logs", _label(run)["scenario"])
     for a, b in zip(zh.rows, en.rows, strict=True):
         assert a.state == b.state and a.evidence == b.evidence
         assert any("\u4e00" <= ch <= "\u9fff" for ch in a.detail), a
         assert a.detail != b.detail
-    assert all(any("\u4e00" <= ch <= "\u9fff" for ch in zh_) for _, zh_ in _TEXT.values())
+    details = [zh_ for code, (_, zh_) in TEXT.items() if code.startswith("readiness.")]
+    assert all(any("\u4e00" <= ch <= "\u9fff" for ch in zh_) for zh_ in details)
 
 
 def test_a_deepspeed_save_shows_its_step_and_the_optimizer_state(tmp_path: Path) -> None:

@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..decide.readiness import FEATURES, NAMES
+from ..decide.readiness import FEATURES
 from ..job.model import cordonable
-from ..rules.taxonomy import category_name, recovery_name
+from ..sinks.prose import category_name, recovery_name, say
 from ..types import AnalyzerError
 from ..unknowns.templates import mine
 
@@ -239,7 +239,7 @@ def _readiness(rows: Sequence[dict[str, Any]], failed: Sequence[dict[str, Any]])
         f"hours. The logs of {unknown} more cannot tell.</p>"
         + _table(
             ["feature", "in place", "missing", "cannot tell"],
-            [(NAMES["en"][f], *n) for f, *n in readiness_counts(rows)],
+            [(say(f"feature.{f}"), *n) for f, *n in readiness_counts(rows)],
         )
     )
 

@@ -24,6 +24,7 @@ from typing import Any, Literal
 from ..job.correlate import Evidence
 from ..job.model import path_attempts, short
 from ..job.timeline import checkpoint_step
+from ..sinks.prose import say as words
 from ..types import Hit, Stats
 from .verdict import render_message
 
@@ -52,27 +53,6 @@ _NEEDS: dict[str, tuple[Need, Need, Need]] = {
     "rescheduling": ("not_needed", "by_pool", "by_pool"),
     "failure_analysis": ("recommended", "recommended", "required"),
 }
-NAMES = {
-    "en": {
-        "checkpoint_resume": "checkpoint resume",
-        "auto_restart": "auto restart",
-        "unconditional_restart": "unconditional restart",
-        "hang_detection": "hang detection / hang restart",
-        "operator_retry": "operator re-execution",
-        "rescheduling": "pod rescheduling / isolate and reschedule",
-        "failure_analysis": "log failure analysis",
-    },
-    "zh": {
-        "checkpoint_resume": "断点续训练",
-        "auto_restart": "自动重启",
-        "unconditional_restart": "无条件自动重启",
-        "hang_detection": "作业卡死检测 / 卡死重启",
-        "operator_retry": "算子重执行",
-        "rescheduling": "Pod重调度 / 隔离式Job重调度",
-        "failure_analysis": "日志故障分析",
-    },
-}
-
 # Scenario thresholds, when the caller names none: a job of two nodes or more is
 # multi-node; one of 10B parameters or more, or multi-node and running three days or
 # longer, a long-running large-model job.
@@ -148,138 +128,17 @@ class Readiness:
         return next(r for r in self.rows if r.feature == feature)
 
 
-# Every detail a row can say, in English and as the platform's Chinese documentation
-# would put it (`--lang zh`); a rule picks one by key and fills it.
-_TEXT: dict[str, tuple[str, str]] = {
-    "given": ("given", "指定"),
-    "params": ("{n:.1f}B parameters", "{n:.1f}B 参数"),
-    "long_run": ("{nodes} nodes for {days:.1f} days", "{nodes} 个节点运行 {days:.1f} 天"),
-    "nodes": ("{nodes} nodes, {ranks} ranks", "{nodes} 个节点、{ranks} 个 rank"),
-    "node": ("{nodes} node, {ranks} ranks", "{nodes} 个节点、{ranks} 个 rank"),
-    "one": ("1 node", "1 个节点"),
-    "not_reentrant": (
-        "the script fails when it starts again: {line}",
-        "脚本重新启动时失败：{line}",
-    ),
-    "saves_off": (
-        "the job is set to save no checkpoint ({setting})",
-        "作业被设置为不保存检查点（{setting}）",
-    ),
-    "no_saves_printed": (
-        "{families} steps and no checkpoint saved",
-        "{families} 有训练步，但没有保存检查点",
-    ),
-    "no_saves": (
-        "no checkpoint save in the logs (saves may be logged below the level kept)",
-        "日志中没有检查点保存记录（保存日志可能低于所保留的日志级别）",
-    ),
-    "configured": (
-        "checkpoints are configured ({setting}) but none was saved in the logs",
-        "已配置检查点（{setting}），但日志中没有保存记录",
-    ),
-    "saves": ("{n} checkpoint save(s)", "{n} 次检查点保存"),
-    "every_steps": ("every {n} steps", "每 {n} 步"),
-    "every_min": ("every {m:.1f} min", "每 {m:.1f} 分钟"),
-    "every_s": ("every {s:.0f} s", "每 {s:.0f} 秒"),
-    "saved": ("saved: {what}", "已保存：{what}"),
-    "resumed": ("resumed: {line}", "已续训：{line}"),
-    "split": (
-        "ranks {ranks} started at step {first} while the others resumed at step {step}: "
-        "the checkpoint was not there for every rank (a node's own disk?)",
-        "rank {ranks} 从第 {first} 步开始，而其他 rank 从第 {step} 步续训：并非每个 rank "
-        "都能读到检查点（节点本地盘？）",
-    ),
-    "resumed_at": ("resumed at step {n}", "从第 {n} 步续训"),
-    "reached": ("then reached step {m}", "之后训练到第 {m} 步"),
-    "fresh_later": (
-        "a later start loaded no checkpoint",
-        "之后的一次启动未加载任何检查点",
-    ),
-    "weights_only": (
-        "checkpoints lack the training state ({what}): a resume rebuilds it, the run "
-        "does not continue as it was",
-        "检查点不含训练状态（{what}）：续训时需重建该状态，训练无法原样继续",
-    ),
-    "local": (
-        "checkpoints on a node-local path ({path}): a rescheduled job cannot see them",
-        "检查点位于节点本地路径（{path}）：重调度后的作业无法访问",
-    ),
-    "unknown_place": (
-        "saves seen, but not whether their path is on shared storage",
-        "有检查点保存，但无法判断其路径是否在共享存储上",
-    ),
-    "attempts": (
-        "the logs hold restarted attempts ({attempts})",
-        "日志中有重启后的尝试（{attempts}）",
-    ),
-    "budget": ("the launcher allows {n} restart(s)", "启动器允许重启 {n} 次"),
-    "no_budget": (
-        "the launcher allows no restart (max_restarts 0)",
-        "启动器不允许重启（max_restarts 为 0）",
-    ),
-    "no_restart_setting": (
-        "no restart setting in the logs (torchrun prints its launch config at "
-        "LOGLEVEL=INFO); a platform's restart is not in the job's logs",
-        "日志中没有重启设置（torchrun 仅在 LOGLEVEL=INFO 时打印启动配置）；"
-        "平台的重启不体现在作业日志中",
-    ),
-    "elastic": (
-        "elastic: the job runs on {low} to {high} nodes, a lost node need not stop it",
-        "弹性：作业可在 {low} 到 {high} 个节点上运行，失去一个节点不必停止作业",
-    ),
-    "platform": (
-        "a platform setting: the job's logs do not show it",
-        "平台设置：作业日志中看不到",
-    ),
-    "pool": (
-        "a resource-pool capability: the job's logs do not show it",
-        "资源池能力：作业日志中看不到",
-    ),
-    "read": (
-        "{files} files, {lines:,} lines of the job's logs were read",
-        "已读取作业日志 {files} 个文件、{lines:,} 行",
-    ),
-    "unread": ("no log line of the job could be read", "无法读取作业的任何日志行"),
-    "no_timeout": (
-        "no collective timeout or watchdog setting in the logs",
-        "日志中没有集合通信超时或看门狗设置",
-    ),
-    "long_timeout": (
-        "collective timeout {m:.0f} min: a hang costs that long before anything notices "
-        "(lower the timeout, or let the platform detect hangs from the logs)",
-        "集合通信超时为 {m:.0f} 分钟：卡死要这么久才会被发现"
-        "（请调低超时，或由平台根据日志检测卡死）",
-    ),
-    "timeout": ("collective timeout {m:.1f} min", "集合通信超时为 {m:.1f} 分钟"),
-    "no_async": (
-        "TORCH_NCCL_ASYNC_ERROR_HANDLING 0: a timed-out collective does not end the "
-        "process, so the hang goes on",
-        "TORCH_NCCL_ASYNC_ERROR_HANDLING 为 0：集合通信超时后进程不会退出，卡死将持续",
-    ),
-    "no_monitor": (
-        "TORCH_NCCL_ENABLE_MONITORING 0: a stuck watchdog goes unnoticed",
-        "TORCH_NCCL_ENABLE_MONITORING 为 0：看门狗卡住时无法被发现",
-    ),
-    "no_retry": (
-        "no HCCL_OP_RETRY_ENABLE in the logs (CANN prints it to run/plog at INFO)",
-        "日志中没有 HCCL_OP_RETRY_ENABLE（CANN 在 INFO 级别将其写入 run/plog）",
-    ),
-    "retry": ("HCCL_OP_RETRY_ENABLE {value}", "HCCL_OP_RETRY_ENABLE 为 {value}"),
-}
-
-
 @dataclass(frozen=True)
 class _Say:
-    """Renders a detail in the table's language."""
+    """Renders a detail in the table's language (analyzer.sinks.prose, `readiness.*`)."""
 
     lang: str
 
     def __call__(self, key: str, **values: Any) -> str:
-        en, zh = _TEXT[key]
-        return (zh if self.lang == "zh" else en).format(**values)
+        return words(f"readiness.{key}", self.lang, **values)
 
     def join(self, parts: Sequence[str]) -> str:
-        return ("；" if self.lang == "zh" else "; ").join(parts)
+        return words("sep.clause", self.lang).join(parts)
 
 
 def assess(
@@ -311,9 +170,15 @@ def assess(
         _row("rescheduling", "cannot_tell", say("pool")),
         _row("failure_analysis", "in_place" if stats.lines else "missing", read),
     ]
-    names = NAMES[say.lang]
     out = tuple(
-        Row(r.feature, names[r.feature], _NEEDS[r.feature][k], r.state, r.detail, r.evidence)
+        Row(
+            r.feature,
+            words(f"feature.{r.feature}", say.lang),
+            _NEEDS[r.feature][k],
+            r.state,
+            r.detail,
+            r.evidence,
+        )
         for r in rows
     )
     return Readiness(chosen, given, why, out, ranks, nodes, stats.notes)
@@ -520,7 +385,7 @@ def _resumed(ev: Evidence, load: Hit, say: _Say) -> str:
     ]
     out = say("resumed_at", n=step)
     if reached and max(reached) > step:
-        out += ("，" if say.lang == "zh" else ", ") + say("reached", m=max(reached))
+        out += words("sep.comma", say.lang) + say("reached", m=max(reached))
     return out
 
 
@@ -544,7 +409,7 @@ def _cadence(saves: list[Hit], say: _Say) -> str:
         spans = sorted(b - a for a, b in itertools.pairwise(times))
         secs = spans[len(spans) // 2]
         out.append(say("every_min", m=secs / 60) if secs >= 60 else say("every_s", s=secs))
-    return ("，" if say.lang == "zh" else ", ").join(out)
+    return words("sep.comma", say.lang).join(out)
 
 
 def _restart_row(ev: Evidence, settings: dict[str, list[Hit]], say: _Say) -> Row:

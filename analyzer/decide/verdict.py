@@ -22,7 +22,8 @@ from ..job.timeline import STEP_IN_PATH, Busy, Stall
 from ..read.errors import ErrorLine
 from ..rules.cascade import Rule, explain
 from ..rules.formats import Formats
-from ..rules.taxonomy import CATEGORIES, NONE, category_name
+from ..rules.taxonomy import CATEGORIES, NONE
+from ..sinks.prose import TEXT, category_name, finding_kind, headline, say
 from ..types import (
     ActOn,
     CategoryId,
@@ -106,18 +107,10 @@ def reading(root: Hit) -> str:
 _FRAME = re.compile(r'File "[^"]*", line \d+, in \S')
 
 
-def finding_kind(category: str, explained: bool, lang: str = "en") -> str:
-    """What a finding is, as the reports name it: a `preempted` line that the root cause
-    explains is the launcher's SIGTERM to the other workers after the failure, their
-    teardown, not a preemption of the job."""
-    if explained and category == "preempted":
-        return "拆除" if lang == "zh" else "teardown"
-    return category
-
-
 def _summary(
     culprit: Culprit, findings: list[Finding], lang: str, category: str, explained: frozenset[str]
 ) -> str:
+    """Reason `found`: the category, who, the signature's message and what else was seen."""
     root = culprit.hit
     assert root is not None
     where = []
@@ -133,44 +126,49 @@ def _summary(
         for _ in range(f.count)
     )
     n_other = sum(f.count for f in telling) - 1
-    if lang == "zh":
-        head = f"{category_name(category, 'zh')}"
-        loc = f"（{', '.join(where)}）" if where else ""
-        tail = f"；另有 {n_other} 条相关日志" if n_other > 0 else ""
-        return f"{head}{loc}：{render_message(root, 'zh')}{tail}。"
-    loc = f" on {', '.join(where)}" if where else ""
-    tail = ""
+    more = ""
     if n_other > 0:
         kinds = ", ".join(f"{k} x{v}" for k, v in others.most_common(3))
-        tail = f"; {n_other} more matching lines" + (f" (secondary: {kinds})" if kinds else "")
-    return f"{category_name(category, 'en').capitalize()}{loc}: {render_message(root)}{tail}."
+        secondary = say("reason.found.secondary", lang, kinds=kinds) if kinds else ""
+        more = say("reason.found.more", lang, n=n_other, secondary=secondary)
+    return say(
+        "reason.found",
+        lang,
+        category=headline(category_name(category, lang), lang),
+        where=say("reason.found.where", lang, where=", ".join(where)) if where else "",
+        message=render_message(root, lang),
+        more=more,
+    )
+
+
+def _said(*parts: tuple[str, str]) -> dict[str, Any]:
+    """A summary made of reasons (code, sentence): the sentences said, the codes of
+    those said (Verdict.reasons)."""
+    said = [(code, text) for code, text in parts if text]
+    return {"summary": "".join(t for _, t in said), "reasons": tuple(c for c, _ in said)}
 
 
 def _waited(culprit: Culprit | None, spread_: Spread | None, lang: str) -> str:
-    """For a culprit found at the end of the wait graph (rule `waits-for`), the chains that lead
-    to it: what a reader checks the verdict against."""
+    """Reason `waits-end`: for a culprit found at the end of the wait graph (rule
+    `waits-for`), the chains that lead to it: what a reader checks the verdict against."""
     if culprit is None or culprit.rule != "waits-for" or culprit.hit is None or not spread_:
         return ""
-    shown = "; ".join(chains(spread_.waits))
-    rank = culprit.rank
-    if lang == "zh":
-        return f" 各 rank 的等待链止于 rank {rank}：{shown}。"
-    return f" The ranks' waits end at rank {rank}: {shown}."
+    return say("reason.waits-end", lang, rank=culprit.rank, chains="; ".join(chains(spread_.waits)))
 
 
 def _lagged(lag: Lag | None, lang: str) -> str:
-    """For a rank behind its process group (rule `lags`): the numbers the verdict rests on."""
+    """Reason `lag`: for a rank behind its process group (rule `lags`), the numbers the
+    verdict rests on."""
     if lag is None:
         return ""
     ahead = ", ".join(map(str, lag.ahead[:8])) + (" ..." if len(lag.ahead) > 8 else "")
-    if lang == "zh":
-        return (
-            f" rank {lag.rank} 最后入队的集合通信是第 {lag.enqueued} 个，而 rank {ahead} "
-            f"已入队第 {lag.ahead_enqueued} 个并在其中等待：rank {lag.rank} 停止了发起集合通信。"
-        )
-    return (
-        f" Rank {lag.rank} last enqueued collective {lag.enqueued}; ranks {ahead} enqueued "
-        f"{lag.ahead_enqueued} and wait in it: rank {lag.rank} stopped issuing collectives."
+    return say(
+        "reason.lag",
+        lang,
+        rank=lag.rank,
+        enqueued=lag.enqueued,
+        ahead=ahead,
+        ahead_enqueued=lag.ahead_enqueued,
     )
 
 
@@ -202,87 +200,57 @@ def _others_wait(rank: int | None, hits: list[Hit]) -> bool:
 
 
 def _guess(confidence: float, lang: str) -> str:
-    """Said plainly when the line that decides is weak evidence of its category."""
-    if confidence >= GUESS_BELOW:
-        return ""
-    if lang == "zh":
-        return f" 证据薄弱（置信度 {confidence:.2f}）：这是推测，请按下文的建议核实。"
+    """Reason `weak-evidence`: said plainly when the line that decides is weak evidence
+    of its category."""
     return (
-        f" The evidence is weak (confidence {confidence:.2f}): this is a guess; "
-        "check it as the advice below says."
+        say("reason.weak-evidence", lang, confidence=confidence) if confidence < GUESS_BELOW else ""
     )
 
 
-def _stall_root(stall: Stall, lang: str, ev: Evidence) -> tuple[RootCause, str]:
+def _when(hit: Hit) -> str:
+    return (hit.time.iso() if hit.time else None) or "?"
+
+
+def _stall_root(stall: Stall, lang: str) -> tuple[RootCause, str, str]:
+    """The line a hang cites, its summary and its reason (`hang.silent`: the one rank
+    that reported no timeout; `hang.together`: every rank stopped at one step;
+    `hang.stalled`: a rank stopped long before the logs end)."""
     last = stall.last
     step = last.captures.get("step", "?")
     minutes = stall.gap / 60
+    values = {"step": step, "when": _when(last), "minutes": minutes, "step_time": stall.step_time}
     if stall.reason == "silent":
-        who = f"rank {last.rank}"
-        summary = (
-            f"作业卡死：其他 rank 报告集合通信超时，{who} 没有；它最后的进度是第 {step} 步"
-            f"（{last.time.iso() if last.time else '?'}），其他 rank 在等它。"
-            if lang == "zh"
-            else f"Job hung: the other ranks report a collective timeout and {who} does not; "
-            f"its last progress was step {step} ({last.time.iso() if last.time else '?'}): "
-            "the others waited for it."
-        )
+        reason = "hang.silent"
+        summary = say("reason.hang.silent", lang, rank=last.rank, **values)
+        message = say("root.silent", "en", step=step)
     elif stall.reason == "together":
-        ranks = stall.ranks
-        when = last.time.iso() if last.time else "?"
-        summary = (
-            f"作业卡死：全部 {ranks} 个 rank 都在第 {step} 步（{when}）之后同时停止前进，"
-            f"其后 {minutes:.0f} 分钟日志仍在继续；日志无法说明其他 rank 在等哪一个："
-            "请在终止前抓取各 rank 的调用栈（py-spy dump，或由 ha-run 自动抓取）。"
-            if lang == "zh"
-            else f"Job hung: all {ranks} ranks stopped progressing together after step {step} "
-            f"({when}); the logs go on for {minutes:.0f} more minutes without progress "
-            f"(median step {stall.step_time:.3g} s). They all block in one collective, and "
-            "the logs do not show which rank the others wait for: take a stack dump of every "
-            "rank before killing the job (py-spy dump, or ha-run, which takes one)."
-        )
-    elif lang == "zh":
-        who = f"rank {last.rank}" if last.rank is not None else last.file
-        summary = (
-            f"作业卡死：{who} 在第 {step} 步（{last.time.iso() if last.time else '?'}）之后"
-            f"停止前进，其后 {minutes:.0f} 分钟日志仍在继续（中位步长 {stall.step_time:.3g} 秒）。"
-        )
+        reason = "hang.together"
+        summary = say("reason.hang.together", lang, ranks=stall.ranks, **values)
+        message = say("root.stalled", "en", step=step, minutes=minutes)
     else:
-        who = f"Rank {last.rank}" if last.rank is not None else f"{last.file}"
-        summary = (
-            f"Job hung: {who} stopped progressing after step {step} "
-            f"({last.time.iso() if last.time else '?'}); the logs go on for {minutes:.0f} more "
-            f"minutes without progress (median step {stall.step_time:.3g} s)."
-        )
-    message = (
-        f"last progress (step {step}); no collective timeout reported, the others waited"
-        if stall.reason == "silent"
-        else f"last progress (step {step}); {minutes:.0f} min without progress"
-    )
+        reason = "hang.stalled"
+        who = say("who.Rank", lang, rank=last.rank) if last.rank is not None else last.file
+        summary = say("reason.hang.stalled", lang, who=who, **values)
+        message = say("root.stalled", "en", step=step, minutes=minutes)
     # "together": the line is every rank's; no rank is shown to hang
-    return _progress_root(last, message, named=stall.reason != "together"), summary
+    return _progress_root(last, message, named=stall.reason != "together"), summary, reason
 
 
-def _lost_root(lost: Lost, lang: str) -> tuple[RootCause, str]:
+def _lost_root(lost: Lost, lang: str) -> tuple[RootCause, str, str]:
+    """Reason `node-lost`: the lost node's last line, and who lost it first."""
     last, peer = lost.last, lost.reported
-    node = last.host or (f"the node of rank {last.rank}" if last.rank is not None else last.file)
-    node_zh = last.host or (f"rank {last.rank} 所在节点" if last.rank is not None else last.file)
-    when = last.time.iso() if last.time else "?"
-    others = peer.host or f"rank {peer.rank}"
-    if lang == "zh":
-        summary = (
-            f"节点丢失：{node_zh} 的日志在 {when} 之后中断，没有任何错误，也没有退出过程；"
-            f"同时 {others} 等 {lost.reporters} 个 rank 报告与对端失去连接。"
-            f"根因在 {node_zh}（掉电、内核崩溃或其 Pod 被杀），其他节点只是受害者。"
-        )
-    else:
-        summary = (
-            f"Node lost: the logs of {node} stop at {when} with no error and no teardown, while "
-            f"{lost.reporters} rank(s) elsewhere ({others} first) lost their peers. The cause "
-            f"is on {node} (power, a kernel panic, its pod killed); the others are symptoms."
-        )
-    message = "last line of a node whose ranks all stopped with no error; its peers lost it"
-    return _progress_root(last, message), summary
+    node = last.host or (
+        say("who.node-of", lang, rank=last.rank) if last.rank is not None else last.file
+    )
+    summary = say(
+        "reason.node-lost",
+        lang,
+        node=node,
+        when=_when(last),
+        reporters=lost.reporters,
+        others=peer.host or f"rank {peer.rank}",
+    )
+    return _progress_root(last, say("root.lost", "en")), summary, "node-lost"
 
 
 def _progress_root(last: Hit, message: str, named: bool = True) -> RootCause:
@@ -304,36 +272,20 @@ def _progress_root(last: Hit, message: str, named: bool = True) -> RootCause:
     )
 
 
-# what a rank busy in a phase of that kind was doing
-_PHASES = {
-    "en": {"checkpoint_save": "saving a checkpoint", "eval": "evaluating"},
-    "zh": {"checkpoint_save": "保存检查点", "eval": "评估"},
-}
-
-
-def _busy_root(busy: Busy, lang: str) -> tuple[RootCause, str]:
+def _busy_root(busy: Busy, lang: str) -> tuple[RootCause, str, str]:
+    """Reason `busy`: the rank's own work that outlasted the collective timeout."""
     last = busy.last
     kind = last.signature.progress or "work"
-    work = last.captures.get("what") or _PHASES[lang if lang == "zh" else "en"].get(kind, kind)
+    phase = f"phase.{kind}"
+    work = last.captures.get("what") or (say(phase, lang) if phase in TEXT else kind)
     ran, limit = busy.seconds / 60, busy.timeout / 60
-    if lang == "zh":
-        who = f"rank {last.rank}" if last.rank is not None else f"{last.file} 的进程"
-        summary = (
-            f"集合通信超时：{who} 在忙自己的工作（{work}，{ran:.0f} 分钟），"
-            f"达到集合通信超时（{limit:.0f} 分钟），其他 rank 在集合通信中等它直至超时；"
-            "重启会同样超时：延长超时，或在建立进程组之前（或在每个 rank 上）完成这项工作。"
-        )
-    else:
-        who = f"Rank {last.rank}" if last.rank is not None else f"The process of {last.file}"
-        summary = (
-            f"Collective timeout: {who} was busy with work of its own ({work}, {ran:.0f} min), "
-            f"as long as the collective timeout ({limit:.0f} min), while "
-            "the other ranks waited for it in a collective; a restart times out the same way: "
-            "raise the timeout, or do that work before the process group is created or on "
-            "every rank."
-        )
-    message = f"own work for {ran:.0f} min; the collective timeout is {limit:.0f} min"
-    return _progress_root(last, message), summary
+    who = (
+        say("who.Rank", lang, rank=last.rank)
+        if last.rank is not None
+        else say("who.process", lang, file=last.file)
+    )
+    summary = say("reason.busy", lang, who=who, work=work, ran=ran, limit=limit)
+    return _progress_root(last, say("root.busy", "en", ran=ran, limit=limit)), summary, "busy"
 
 
 # Steps up to this one count as "the start": no checkpoint of the run predates them.
@@ -370,19 +322,9 @@ def _idle_wait(root: Hit, ev: Evidence, category: str) -> Hit | None:
 
 
 def _idle_summary(frame: Hit, lang: str) -> str:
-    where = frame.captures.get("frame") or "its input loop"
-    if lang == "zh":
-        return (
-            f" 该 rank 在 {where} 中等待下一个请求：服务空闲时间超过了集合通信超时，"
-            "重启后空闲同样会超时；请调大超时（HCCL_EXEC_TIMEOUT 设为大于 0 的值、"
-            "进程组的 timeout），或让驱动进程定期发送心跳。"
-        )
-    return (
-        f" The rank was waiting in {where} for the driver's next request: the server sat idle "
-        "longer than the collective timeout, and a restart times out the same way after as "
-        "long idle; raise the timeout (HCCL_EXEC_TIMEOUT above 0, the process group's "
-        "timeout) or have the driver send a heartbeat."
-    )
+    """Reason `idle-wait`: where the serving rank waited, and what to change."""
+    where = frame.captures.get("frame") or say("reason.idle-wait.loop", lang)
+    return say("reason.idle-wait", lang, where=where)
 
 
 def _fixed_input(root: Hit, ev: Evidence) -> bool:
@@ -475,12 +417,12 @@ def _ask_model(
     opinion = ModelOpinion(pred.category, pred.probability, pred.alternatives, sure)
     if line is None or not sure:
         return opinion, None, ""
-    name = category_name(pred.category, lang)
-    summary = (
-        f"{name}（分类模型判断，概率 {pred.probability:.2f}；没有特征规则匹配）：{line.text[:200]}"
-        if lang == "zh"
-        else f"{name.capitalize()} (classifier, p={pred.probability:.2f}; no signature "
-        f"matched): {line.text[:200]}"
+    summary = say(
+        "reason.classifier",
+        lang,
+        category=headline(category_name(pred.category, lang), lang),
+        p=pred.probability,
+        text=line.text[:200],
     )
     rc = RootCause(
         file=line.file,
@@ -491,7 +433,7 @@ def _ask_model(
         time=line.time.iso() if line.time else None,
         signature=None,
         text=line.text,
-        message=f"classifier: {pred.category} (p={pred.probability:.2f})",
+        message=say("root.classifier", "en", category=pred.category, p=pred.probability),
         context=(),
         context_first_line=line.line,
     )
@@ -514,6 +456,7 @@ def _with_targets(
     fields["recovery"] = RecoveryId(fields["recovery"])
     if aside:  # the alarming line it set aside, said in every verdict's summary
         fields["summary"] = f"{fields['summary']} {aside}"
+        fields["reasons"] = (*fields["reasons"], "set-aside")
     rc: RootCause | None = fields.get("root_cause")
     if rc is not None:
         hosts = [rc.host] if rc.host else []
@@ -547,28 +490,12 @@ def _checkpoint(ev: Evidence) -> Checkpoint | None:
     return Checkpoint(hit.captures.get("path"), step, lost, hit.file, hit.line)
 
 
-def _cut_summary(stats: Stats, lang: str) -> str:
-    """What a reading cut short by the deadline says when it found no cause."""
-    if lang == "zh":
-        return (
-            f"在截止时间内只读取了部分日志（{stats.files:,} 个文件，{stats.lines:,} 行），"
-            "其中没有发现故障原因；未读取的部分可能含有原因。"
-        )
-    return (
-        f"No cause in the part of the logs read before the deadline ({stats.files:,} "
-        f"files, {stats.lines:,} lines); the rest was not read and may hold it."
-    )
-
-
-def _silent_summary(ev: Evidence, stats: Stats, lang: str) -> str:
+def _silent_summary(ev: Evidence, stats: Stats, lang: str) -> tuple[str, str]:
     """What the logs of a job known to have failed do show, when none says why: where
-    each process stood (a save begun and never finished first, else the furthest step)."""
-    zh = lang == "zh"
-    head = (
-        "作业已失败，但日志未说明原因" if zh else "The job failed, but no line in the logs says why"
-    )
+    each process stood (a save begun and never finished first, else the furthest step);
+    and its reason (`failed-unread`, `failed-saving`, `failed-steps`, `failed-silent`)."""
     if not stats.lines:
-        return head + ("；没有可读取的日志。" if zh else "; no log lines could be read.")
+        return say("reason.failed-unread", lang), "failed-unread"
     streams = list(ev.timeline.streams.values())
     saving = [
         s
@@ -578,51 +505,51 @@ def _silent_summary(ev: Evidence, stats: Stats, lang: str) -> str:
     if saving:
         s = min(saving, key=lambda s: (s.last_phase.line if s.last_phase else 0, s.file_index))
         who = f"rank {s.rank}" if s.rank is not None else PurePath(s.file).name
-        if zh:
-            at = f"在第 {s.last_step} 步后" if s.last_step is not None else ""
-            return f"{head}：{who} {at}开始保存检查点，未完成。"
-        at = f" after step {s.last_step}" if s.last_step is not None else ""
-        return f"{head}: {who} began saving a checkpoint{at} and never finished."
+        at = (
+            say("reason.failed-saving.at", lang, step=s.last_step)
+            if s.last_step is not None
+            else ""
+        )
+        return say("reason.failed-saving", lang, who=who, at=at), "failed-saving"
     stepped = [s for s in streams if s.last_step is not None]
     if stepped:
         s = max(stepped, key=lambda s: (s.last_step or 0, -s.file_index))
         who = f"rank {s.rank}" if s.rank is not None else PurePath(s.file).name
-        if zh:
-            return f"{head}：最后的进度是 {who} 的第 {s.last_step} 步，之后日志结束。"
-        return f"{head}: the last progress is {who} at step {s.last_step}, then the logs end."
-    return head + ("。" if zh else ".")
+        return say("reason.failed-steps", lang, who=who, step=s.last_step), "failed-steps"
+    return say("reason.failed-silent", lang), "failed-silent"
 
 
 def _set_aside(ev: Evidence, lang: str) -> str:
-    """A sentence on the first fatal or error line of a kernel or system log that could
-    not decide because of its time or place (an old Xid in a kernel log collected whole):
-    the reader sees that it was seen, and why it is not the cause."""
+    """Reason `set-aside`: a sentence on the first fatal or error line of a kernel or
+    system log that could not decide because of its time or place (an old Xid in a
+    kernel log collected whole): the reader sees that it was seen, and why it is not
+    the cause."""
     aside = [
         h for h in ev.candidates if h.signature.severity in ("fatal", "error") and not ev.in_span(h)
     ]
     if not aside:
         return ""
     h = aside[0]
-    where = f" on {h.host}" if h.host else ""
     when = ""
     if ev.span is not None and h.time is not None and h.time.absolute:
         t = h.time.epoch
         gap = ev.span[0] - t if t < ev.span[0] else t - ev.span[1]
         ago = (
-            f"{gap / 86400:.0f} days"
+            say("ago.days", lang, n=gap / 86400)
             if gap >= 86400
-            else (f"{gap / 3600:.0f} hours" if gap >= 3600 else f"{gap / 60:.0f} minutes")
+            else say("ago.hours", lang, n=gap / 3600)
+            if gap >= 3600
+            else say("ago.minutes", lang, n=gap / 60)
         )
-        when = f", {ago} {'before' if t < ev.span[0] else 'after'} the job's own lines"
-    if lang == "zh":
-        where_zh = f"（{h.host}）" if h.host else ""
-        return (
-            f"另见 {h.file}:{h.line}{where_zh} 的 {h.signature.id}：它在作业运行时段之外"
-            "（或在作业开始之前打印），只作背景，不是本次故障的原因。"
-        )
-    return (
-        f"Also seen: {h.signature.id}{where} ({h.file}:{h.line}{when}): outside this "
-        "job's run, context only, not its cause."
+        side = say("side.before" if t < ev.span[0] else "side.after", lang)
+        when = say("reason.set-aside.when", lang, ago=ago, side=side)
+    return say(
+        "reason.set-aside",
+        lang,
+        signature=h.signature.id,
+        where=say("reason.set-aside.where", lang, host=h.host) if h.host else "",
+        place=f"{h.file}:{h.line}",
+        when=when,
     )
 
 
@@ -668,18 +595,19 @@ def decide(
     shown = tuple(findings[:MAX_FINDINGS])
 
     def measured(
-        category: str, found: tuple[RootCause, str], last: Hit, confidence: float, stop: bool
+        category: str, found: tuple[RootCause, str, str], last: Hit, confidence: float, stop: bool
     ) -> Verdict:
         """A verdict the timeline decided (a stall, a lost node, a rank's own long work);
         `stop`: a restart would do the same again."""
         cat = CATEGORIES[category]
-        rc, summary = found
+        rc, summary, reason = found
         return verdict(
             category=cat.id,
             recovery="fix_and_resubmit" if stop else cat.recovery,
             retryable=False if stop else cat.retryable,
             confidence=confidence,
             summary=summary,
+            reasons=(reason,),
             root_cause=rc,
             who=last.identity,
             findings=shown,
@@ -689,7 +617,7 @@ def decide(
 
     if culprit is not None and culprit.stall is not None:
         stall = culprit.stall
-        found = _stall_root(stall, lang, ev)
+        found = _stall_root(stall, lang)
         return measured("hang", found, stall.last, 0.75 if deciding_hits else 0.7, False)
     if culprit is not None and culprit.lost is not None:
         lost = culprit.lost
@@ -713,6 +641,7 @@ def decide(
             retryable=cat.retryable,
             confidence=opinion.probability,
             summary=model_summary,
+            reasons=("classifier",),
             root_cause=model_root,
             findings=shown,
             decided_by="model",
@@ -724,28 +653,31 @@ def decide(
         # the caller knows the job failed; or a reading the deadline cut short, which never
         # says "healthy": the cause may sit in what was not read
         unknown, cut = CATEGORIES["unknown"], not failed
+        summary, reason = (
+            (say("reason.cut-short", lang, files=stats.files, lines=stats.lines), "cut-short")
+            if cut
+            else _silent_summary(ev, stats, lang)
+        )
         return verdict(
             category=unknown.id,
             recovery=unknown.recovery,
             retryable=unknown.retryable,
             confidence=0.3 if cut else 0.5,
-            summary=_cut_summary(stats, lang) if cut else _silent_summary(ev, stats, lang),
+            summary=summary,
+            reasons=(reason,),
             root_cause=None,
             findings=shown,
             decided_by="none" if cut else "caller",
         )
     if root is None:
-        summary = (
-            ("未发现故障迹象。" if lang == "zh" else "No failure found in the logs.")
-            if stats.lines
-            else ("没有可读取的日志。" if lang == "zh" else "No log lines could be read.")
-        )
+        reason = "healthy" if stats.lines else "no-lines"
         return verdict(
             category=NONE,
             recovery=NONE,
             retryable=None,
             confidence=0.7 if stats.lines else 0.0,
-            summary=summary,
+            summary=say(f"reason.{reason}", lang),
+            reasons=(reason,),
             root_cause=None,
             findings=shown,
             decided_by="none",
@@ -796,11 +728,13 @@ def decide(
         recovery=recovery,
         retryable=retryable,
         confidence=confidence,
-        summary=_summary(culprit, findings, lang, category, kinds)
-        + _waited(culprit, spread_, lang)
-        + _lagged(lag, lang)
-        + (_idle_summary(idle, lang) if idle else "")
-        + _guess(confidence, lang),
+        **_said(
+            ("found", _summary(culprit, findings, lang, category, kinds)),
+            ("waits-end", _waited(culprit, spread_, lang)),
+            ("lag", _lagged(lag, lang)),
+            ("idle-wait", _idle_summary(idle, lang) if idle else ""),
+            ("weak-evidence", _guess(confidence, lang)),
+        ),
         root_cause=rc,
         who=culprit.who,
         findings=ordered,

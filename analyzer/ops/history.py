@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..job.model import cordonable
+from ..sinks.prose import say
 from ..types import AnalyzerError, Verdict
 
 _ATTEMPT = re.compile(r"^attempt[_-]?(\d+)$")
@@ -92,8 +93,12 @@ def sticky(current: Attempt, history: Sequence[Attempt]) -> str | None:
     ):
         return None  # it trained further before failing: the restart helped
     what = current.signature or current.category
-    steps = "no training step" if current.last_step is None else f"step {current.last_step} again"
-    return f"sticky failure: {what} again after a restart, with {steps}; fix and resubmit"
+    steps = (
+        say("policy.sticky.no-step", "en")
+        if current.last_step is None
+        else say("policy.sticky.step", "en", step=current.last_step)
+    )
+    return say("policy.sticky", "en", what=what, steps=steps)
 
 
 def lemon_hosts(attempts: Sequence[Attempt]) -> tuple[str, ...]:

@@ -29,6 +29,7 @@ from typing import Any
 from ..decide.verdict import GUESS_BELOW
 from ..rules.taxonomy import CATEGORIES, RECOVERIES
 from ..rules.yamlfile import YamlError, load_file
+from ..sinks.prose import say
 from ..types import AnalyzerError
 from .history import Attempt, lemon_hosts, sticky
 
@@ -117,8 +118,10 @@ class Decision:
     failures: int  # failures of this kind so far, this attempt included
     budget: int
     isolate_hosts: tuple[str, ...]
-    reason: str
+    reason: str  # in English (analyzer.sinks.prose `policy.<why>`)
     exit_code: int
+    # why, as a code: none, guess, cannot-help, sticky, budget, disabled, restart
+    why: str = "none"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -130,6 +133,7 @@ class Decision:
             "budget": self.budget,
             "isolate_hosts": list(self.isolate_hosts),
             "reason": self.reason,
+            "why": self.why,
             "exit_code": self.exit_code,
         }
 
@@ -141,50 +145,45 @@ def decide(
     policy = policy or Policy()
     cat = current.category
     if cat == "none":
-        return Decision("none", "none", "none", cat, 0, 0, (), "no failure found", EXIT_NONE)
+        reason = say("policy.none")
+        return Decision("none", "none", "none", cat, 0, 0, (), reason, EXIT_NONE, "none")
     same = [a for a in history if a.category == cat] + [current]
     rule = next((r for r in policy.rules if r.applies(cat, current.signature, len(same))), None)
     preferred = rule.recovery if rule else current.recovery
     budget = rule.retries if rule and rule.retries is not None else policy.retries
     lemons = lemon_hosts([*history, current])
 
-    def stop(reason: str) -> Decision:
+    def stop(why: str, reason: str) -> Decision:
         return Decision(
-            "stop", STOP, preferred, cat, len(same), budget, lemons, reason, EXIT_PERMANENT
+            "stop", STOP, preferred, cat, len(same), budget, lemons, reason, EXIT_PERMANENT, why
         )
 
-    def restart(chosen: str, reason: str, allowed: int = budget) -> Decision:
+    def restart(chosen: str, why: str, reason: str, allowed: int = budget) -> Decision:
         exit_code = _EXIT.get(chosen, EXIT_RESTART)
         return Decision(
-            "restart", chosen, preferred, cat, len(same), allowed, lemons, reason, exit_code
+            "restart", chosen, preferred, cat, len(same), allowed, lemons, reason, exit_code, why
         )
 
     guess = policy.available("auto_restart")
     if preferred == STOP and current.confidence < policy.guess_below and len(same) == 1 and guess:
-        return restart(
-            guess,
-            f"{cat} is a guess (confidence {current.confidence:.2f}): one restart "
-            "to see whether it fails the same way",
-            allowed=1,
-        )
+        reason = say("policy.guess", category=cat, confidence=current.confidence)
+        return restart(guess, "guess", reason, allowed=1)
     if preferred == STOP:
-        return stop(f"{cat}: restarting cannot help; fix and resubmit")
+        return stop("cannot-help", say("policy.cannot-help", category=cat))
     why_sticky = sticky(current, history)
     if why_sticky:
-        return stop(why_sticky)
+        return stop("sticky", why_sticky)
     if len(same) > budget:
-        return stop(f"{cat} failed {len(same)} times; the retry budget is {budget}")
+        return stop("budget", say("policy.budget", category=cat, n=len(same), budget=budget))
     if lemons and preferred not in ("isolate_and_reschedule", "pod_reschedule"):
         preferred = "isolate_and_reschedule"
     chosen = policy.available(preferred)
     if chosen is None:
-        return stop(f"none of {preferred} and its fallbacks is enabled on this platform")
-    reason = f"{cat}: {chosen}" + (
-        f" (instead of {preferred}, not enabled)" if chosen != preferred else ""
-    )
-    if lemons:
-        reason += f"; host(s) {', '.join(lemons)} failed in more than one attempt"
-    return restart(chosen, reason)
+        return stop("disabled", say("policy.disabled", preferred=preferred))
+    instead = say("policy.restart.instead", preferred=preferred) if chosen != preferred else ""
+    hosts = say("policy.restart.lemons", hosts=", ".join(lemons)) if lemons else ""
+    reason = say("policy.restart", category=cat, chosen=chosen, instead=instead, lemons=hosts)
+    return restart(chosen, "restart", reason)
 
 
 def _count(value: Any) -> bool:

@@ -12,6 +12,7 @@ import click
 from ..decide.culprit import chains
 from ..types import RankEvent, RankProgress, Reported, Spread, Verdict
 from . import text_width
+from .prose import say
 
 _MAX_ROWS = 40
 
@@ -23,10 +24,7 @@ def _clock(iso: str | None) -> str:
 # the columns of a row, in order: who, last progress, the telling line's time, role and
 # signature, the file; each is padded to the widest shown, so they line up whatever the
 # names' lengths
-_HEAD = {
-    "en": ("who", "last progress", "time", "role", "first telling line", "file"),
-    "zh": ("谁", "最后进度", "时间", "角色", "最先的关键日志", "文件"),
-}
+_COLUMNS = ("who", "last", "time", "role", "line", "file")
 
 
 def _row(
@@ -49,41 +47,23 @@ def _row(
     return sort_time, (who, last, when, role, sig, file)
 
 
-# the words of the spread lines, by language
-_SPREAD = {
-    "en": {
-        "at": "at",
-        "head": "first to report: {first}; last: {last} ({n} ranks reported, clocks corrected)",
-        "waits": "waited for: ",
-        "sep": "; ",
-        "link": "link: ",
-    },
-    "zh": {
-        "at": "于",
-        "head": "最先报告：{first}；最后：{last}（{n} 个 rank 报告，已校正时钟偏差）",
-        "waits": "等待链：",
-        "sep": "；",
-        "link": "链路：",
-    },
-}
-
-
-def _at(r: Reported, words: dict[str, str]) -> str:
+def _at(r: Reported, lang: str) -> str:
     where = ", ".join(x for x in (r.host, f"device {r.device}" if r.device else None) if x)
-    return f"rank {r.rank}" + (f" ({where})" if where else "") + f" {words['at']} {_clock(r.time)}"
+    at = say("spread.at", lang)
+    return f"rank {r.rank}" + (f" ({where})" if where else "") + f" {at} {_clock(r.time)}"
 
 
 def spread_lines(spread: Spread | None, lang: str = "en") -> list[str]:
     """The spread of a failure across ranks, in words (`--format text` too)."""
     if spread is None:
         return []
-    words = _SPREAD["zh" if lang == "zh" else "en"]
-    first, last = _at(spread.first, words), _at(spread.last, words)
-    out = [words["head"].format(first=first, last=last, n=spread.ranks)]
+    first, last = _at(spread.first, lang), _at(spread.last, lang)
+    out = [say("spread.head", lang, first=first, last=last, n=spread.ranks)]
     if spread.waits:
-        out.append(words["waits"] + words["sep"].join(chains(spread.waits)))
+        out.append(say("spread.waits", lang) + say("sep.clause", lang).join(chains(spread.waits)))
     if spread.link:
-        out.append(f"{words['link']}rank {spread.link[0]} <-> rank {spread.link[1]}")
+        link = say("spread.link", lang)
+        out.append(f"{link}rank {spread.link[0]} <-> rank {spread.link[1]}")
     return out
 
 
@@ -103,7 +83,7 @@ def render(verdict: Verdict, lang: str = "en") -> str:
         rows.append((sort_time, cells, is_root))
     rows.sort(key=lambda t: t[0])
     shown = [r for i, r in enumerate(rows) if i < _MAX_ROWS or r[2]]
-    head = _HEAD["zh" if lang == "zh" else "en"]
+    head = tuple(say(f"column.{c}", lang) for c in _COLUMNS)
     columns = zip(head, *(cells for _, cells, _ in shown), strict=True)
     widths = [max(text_width(c) for c in column) for column in columns]
 
@@ -129,6 +109,6 @@ def render(verdict: Verdict, lang: str = "en") -> str:
     if verdict.spread is not None:
         out += ["", *spread_lines(verdict.spread, lang)]
     if rc is not None:
-        label = "根因" if lang == "zh" else "root cause"
+        label = say("column.root", lang)
         out += ["", f"{label}: {rc.file}:{rc.line}  {rc.text.strip()[:160]}"]
     return "\n".join(out)
