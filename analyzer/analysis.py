@@ -232,6 +232,7 @@ class Analyzer:
         self.flight = flight.Records()
         self._dumps: dict[str, bytearray] = {}  # dumps being fed, read at close
         self._matched = 0  # dumps matched across ranks so far
+        self._dump_bytes = 0  # bytes of dumps read (flight.MAX_JOB_BYTES)
         self._started = time.perf_counter()
 
     @property
@@ -366,14 +367,23 @@ class Analyzer:
         if len(data) > flight.MAX_BYTES:
             r.notes.skip(name, f"Flight Recorder dump larger than {flight.MAX_BYTES:,} bytes")
             return
+        self._dump_bytes += len(data)
+        if self._dump_bytes > flight.MAX_JOB_BYTES:
+            r.notes.skip(name, f"Flight Recorder dumps over {flight.MAX_JOB_BYTES:,} bytes in all")
+            return
         try:
             dump = flight.load(data, name, path_rank)
         except Exception as e:  # a bug must cost one dump, not the restart decision
             dump = f"internal error, dump skipped: {type(e).__name__}: {e}"
         if isinstance(dump, str):
             r.notes.note(f"{name}: {dump}")
-        else:
-            self.flight.add(dump)
+            return
+        if dump.unread:
+            r.notes.note(
+                f"{name}: its oldest {dump.unread:,} entries were not read (a dump's "
+                f"newest {flight.MAX_ENTRIES:,} are)"
+            )
+        self.flight.add(dump)
 
     def match_dumps(self) -> None:
         """What the ranks' Flight Recorder dumps show together, as lines of the dump of

@@ -436,3 +436,165 @@ def test_real_size_dumps_are_read_the_same_by_every_entry_point(tmp_path: Path) 
         assert v.category == "hang" and v.root_cause is not None and v.root_cause.rank == 1
         assert flight_findings(v) == flight_findings(folder) != []
     assert (row["category"], row["root_rank"]) == ("hang", 1)
+
+
+def _s(text: str) -> bytes:
+    """A pickle BINUNICODE op."""
+    b = text.encode()
+    return b"X" + len(b).to_bytes(4, "little") + b
+
+
+_HEAD = b"\x80\x02}(" + _s("version") + _s("2.4") + _s("entries")
+
+
+def _deep(depth: int, opener: bytes = b")", nest: bytes = b"\x85") -> bytes:
+    """A tuple (or frozenset) nested `depth` deep, as opcodes: 2 MB, 2 KB gzipped."""
+    return opener + nest * depth
+
+
+def _entry(name: bytes) -> bytes:
+    """One collective whose frame's name is the opcodes `name`."""
+    frame = b"}(" + _s("name") + name + _s("filename") + _s("a.py") + _s("line") + b"K\x01u"
+    return (
+        b"}(" + _s("collective_seq_id") + b"K\x01" + _s("profiling_name") + _s("nccl:all_reduce")
+        + _s("frames") + b"]" + frame + b"a" + b"u"
+    )  # fmt: skip
+
+
+HOSTILE_DUMPS = {
+    # hashing a frame's two-million-deep name (a C recursion) killed the process
+    "deep-value": _HEAD + b"]" + _entry(_deep(2_000_000)) + b"au.",
+    # a dict key two million deep: C's unpickler hashes it while loading
+    "deep-key": _HEAD + b"]}" + _deep(2_000_000) + b"K\x01sau.",
+    # a set item the same (EMPTY_SET, ADDITEMS)
+    "deep-set-item": _HEAD + b"]\x8f(" + _deep(2_000_000) + b"\x90au.",
+    # a frozenset of frozensets, two hundred thousand deep
+    "deep-frozenset": _HEAD + b"](" + b"(" * 200_000 + b"\x91" * 200_001 + b"au.",
+    # a list that holds itself, as entries and as a frame list
+    "cyclic": _HEAD + b"]q\x00h\x00a" + _entry(b"]q\x01h\x01a") + b"au.",
+    # ten million references to one entry (20 MB): items are counted
+    "many-items": _HEAD + b"](" + _entry(_s("f")) + b"q\x02" + b"h\x02" * 10_000_000 + b"eu.",
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE_DUMPS))
+def test_a_hostile_dump_is_a_note_never_a_crash(case: str, tmp_path: Path) -> None:
+    """In another process, so that a signal death fails this test instead of killing
+    the suite: through `analyze` of a folder and through `feed` (watch, ha-run)."""
+    import subprocess
+    import sys
+
+    (tmp_path / "nccl_trace_rank_0").write_bytes(HOSTILE_DUMPS[case])
+    code = (
+        "import sys\n"
+        "from analyzer import Analyzer, analyze\n"
+        "v = analyze(sys.argv[1])\n"
+        "a = Analyzer()\n"
+        "data = open(sys.argv[1] + '/nccl_trace_rank_0', 'rb').read()\n"
+        "a.feed('nccl_trace_rank_0', data); a.close('nccl_trace_rank_0')\n"
+        "w = a.verdict()\n"
+        "print(v.stats.notes)\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 0, (r.returncode, r.stderr[-600:])
+    assert "Traceback" not in r.stderr
+    if case.startswith("deep-") and case != "deep-value":
+        assert "a key or set item that is a container" in r.stdout, r.stdout
+
+
+def test_the_unpickler_refuses_container_keys_and_counts_items(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    refused = flight.load(_HEAD + b"]}]sau.", "nccl_trace_rank_0")  # a list as a key
+    assert isinstance(refused, str) and "a key or set item that is a container" in refused
+    monkeypatch.setattr(unpickle, "MAX_ITEMS", 1000)
+    many = flight.load(HOSTILE_DUMPS["many-items"], "nccl_trace_rank_0")
+    assert isinstance(many, str) and "more than 1,000 items" in many
+    # a flat tuple key and plain data load as they are
+    assert unpickle.load(pickle.dumps({("a", 1): [1, {"b": None}]})) == {("a", 1): [1, {"b": None}]}
+
+
+def test_thousands_of_process_groups_match_in_linear_work() -> None:
+    """8,000 groups without pg_config (gloo) cost 60 s when each group scanned every
+    dump's calls again: the passes over the dumps are counted here, not timed."""
+    seen = 0
+
+    def dump(rank: int, groups: int) -> flight.Dump:
+        calls = tuple(
+            flight.Call(str(g), f"pg{g}", seq, "gloo:all_reduce", "[[4]] -> [[4]]", "f -> f",
+                        "completed", float(g), None)
+            for g in range(groups)
+            for seq in (1, 2)
+            if rank == 0 or seq == 1
+        )  # fmt: skip
+        return flight.Dump(f"nccl_trace_rank_{rank}", rank, "2.4", calls)
+
+    class Counting(dict):  # type: ignore[type-arg]
+        def values(self):  # type: ignore[no-untyped-def]
+            nonlocal seen
+            seen += 1
+            return super().values()
+
+    for groups in (1000, 4000):
+        seen = 0
+        dumps = Counting({0: dump(0, groups), 1: dump(1, groups)})
+        found = flight._groups(dumps)
+        assert len(found) == groups
+        assert seen <= 4, (groups, seen)  # a pass over the dumps, not one per group
+
+
+_NESTS = {  # an opener and the op that nests once more
+    "tuple": (b")", b"\x85"),
+    "frozenset": (b"(\x91", b"(" + b"\x91"),
+    "list": (b"]", b"]"),
+}
+
+
+def _nested(kind: str, depth: int) -> bytes:
+    opener, nest = _NESTS[kind]
+    if kind == "list":  # ]]]...]a a a: each list appended to the one before
+        return opener + nest * depth + b"a" * depth
+    if kind == "frozenset":
+        return b"(" * depth + b"\x91" * (depth + 1) if depth else b"(\x91"
+    return opener + nest * depth
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    kind=st.sampled_from(sorted(_NESTS)),
+    depth=st.integers(min_value=0, max_value=300_000),
+    where=st.sampled_from(["key", "value", "set", "entries", "config"]),
+    cyclic=st.booleans(),
+    repeat=st.integers(min_value=0, max_value=200_000),
+)
+def test_nested_huge_and_cyclic_dumps_never_raise(
+    kind: str, depth: int, where: str, cyclic: bool, repeat: int
+) -> None:
+    """Structures nested up to 300,000 deep where a key, a value, a set item, the
+    entries or pg_config go, a list that holds itself, and an entry repeated by
+    reference: read or noted, never an exception, never a signal."""
+    deep = _nested(kind, depth)
+    entry = _entry(_s("f")) + b"q\x05"
+    body = {
+        "key": b"]}" + deep + b"K\x01s",
+        "value": b"]" + _entry(deep),
+        "set": b"]\x8f(" + deep + b"\x90",
+        "entries": b"]" + deep,
+        "config": b"]",
+    }[where]
+    tail = b"a" if where != "config" else b""
+    cycle = b"q\x06h\x06a" if cyclic else b""  # the entries list appended to itself
+    more = b"(" + entry + b"h\x05" * repeat + b"e"
+    if where == "config":
+        data = _HEAD + b"]" + more + _s("pg_config") + deep + b"u."
+    else:
+        data = _HEAD + body + tail + cycle + more + b"u."
+    dump = flight.load(data, "nccl_trace_rank_0")
+    assert isinstance(dump, (str, flight.Dump))
+    if isinstance(dump, flight.Dump):
+        rec = flight.Records()
+        rec.add(dump)
+        rec.add(flight.Dump("nccl_trace_rank_1", 1, "2.4", ()))
+        rec.findings()

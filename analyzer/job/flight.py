@@ -32,8 +32,15 @@ from .model import path_attempts
 
 # A dump larger than this is not read (a 2,000-entry NCCL buffer with stacks is ~3 MiB)
 MAX_BYTES = 64 << 20
+# Dumps of one job read in all, beyond which they are noted and skipped: reading is
+# linear in their bytes (0.15 s per MB), so this bounds a job's time on them
+MAX_JOB_BYTES = 1 << 30
+# characters of pg_config's rank lists parsed per dump (10,000 groups of 1,000 ranks)
+_MAX_RANK_TEXT = 1 << 24
 # collectives kept per rank and process group: the last ones, where ranks diverge
 KEEP = 512
+# entries read per dump, the newest: torch's buffers hold thousands (TORCH_FR_BUFFER_SIZE)
+MAX_ENTRIES = 200_000
 # problems reported per job, and ranks named in one line
 _MAX_FINDINGS = 64
 _MAX_NAMED = 8
@@ -95,6 +102,7 @@ class Dump:
     calls: tuple[Call, ...]  # collectives (not point-to-point), in record order
     members: Mapping[str, tuple[int, ...]] = field(default_factory=dict)  # pg_config
     skipped: int = 0  # entries that were not records of a collective
+    unread: int = 0  # the oldest entries beyond MAX_ENTRIES, not read
 
 
 def load(data: bytes, name: str, path_rank: int | None = None) -> Dump | str:
@@ -127,7 +135,7 @@ def load(data: bytes, name: str, path_rank: int | None = None) -> Dump | str:
     calls: dict[str, list[Call]] = {}
     frames: dict[tuple[object, ...], str | None] = {}  # a loop's stack, read once
     skipped = 0
-    for entry in reversed(entries):
+    for entry in reversed(entries[-MAX_ENTRIES:]):
         found = _group(entry)
         if found is None:
             skipped += 1
@@ -144,7 +152,9 @@ def load(data: bytes, name: str, path_rank: int | None = None) -> Dump | str:
         (c for group in calls.values() for c in group),
         key=lambda c: (c.time or 0.0, c.group, c.seq),
     )
-    return Dump(name, rank, _text(raw.get("version")), tuple(kept), _config(raw), skipped)
+    unread = max(0, len(entries) - MAX_ENTRIES)
+    version = _text(raw.get("version"))
+    return Dump(name, rank, version, tuple(kept), _config(raw), skipped, unread)
 
 
 def _group(e: object) -> tuple[str, str] | None:
@@ -185,17 +195,22 @@ def _cached_frame(stack: object, seen: dict[tuple[object, ...], str | None]) -> 
     """`_frame`, once per distinct stack: a training loop issues the same few."""
     if not isinstance(stack, list):
         return None
+    # only what _frame reads: a name and file that are strings, a line that is a small
+    # int (never a value of the dump's own making hashed: a nested tuple recurses in C)
     key = tuple(
-        (f.get("name"), f.get("filename"), f.get("line")) if isinstance(f, dict) else None
+        (_flat(f.get("name")), _flat(f.get("filename")), _flat(f.get("line")))
+        if isinstance(f, dict)
+        else None
         for f in stack[:64]
     )
-    try:
-        held = seen.get(key, "")
-    except TypeError:  # a name or line that is a list: not a frame anyway
-        return _frame(stack)
+    held = seen.get(key, "")
     if held == "":
         held = seen[key] = _frame(stack)
     return held
+
+
+def _flat(x: object) -> str | int | None:
+    return x if type(x) is str or type(x) is int else None
 
 
 _BIG = 1 << 63  # no id, size or time in a dump is larger (str() of a huge int raises)
@@ -248,9 +263,11 @@ def _config(raw: Mapping[str, object]) -> dict[str, tuple[int, ...]]:
     out: dict[str, tuple[int, ...]] = {}
     if not isinstance(config, dict):
         return out
+    budget = _MAX_RANK_TEXT
     for key, pg in list(config.items())[:10_000]:
         ranks = pg.get("ranks") if isinstance(pg, dict) else None
-        if isinstance(ranks, str) and len(ranks) < 1_000_000:
+        if isinstance(ranks, str) and len(ranks) <= budget:
+            budget -= len(ranks)
             found = tuple(int(r) for r in re.findall(r"(?<!\d)\d{1,7}(?!\d)", ranks))
             if found:
                 out[_text(key)] = found
@@ -304,26 +321,26 @@ class Records:
 def _groups(dumps: Mapping[int, Dump]) -> dict[str, dict[int, dict[int, Call]]]:
     """Each group's calls by rank and sequence id; the default group ("0") holds every
     dumped rank, another group the ranks pg_config lists (gloo lists none: then the
-    ranks that recorded it)."""
+    ranks that recorded it). Linear in the calls and the listed members: a dump may
+    name thousands of groups."""
     groups: dict[str, dict[int, dict[int, Call]]] = {}
+    default: set[str] = {"0"}  # groups any rank describes as the default group
     for rank, dump in dumps.items():
         for c in dump.calls:
             groups.setdefault(c.group, {}).setdefault(rank, {})[c.seq] = c
+            if "default_pg" in c.desc:
+                default.add(c.group)
+    listed: dict[str, set[int]] = {}
+    for dump in dumps.values():
+        for group, ranks in dump.members.items():
+            if group in groups:
+                listed.setdefault(group, set()).update(ranks)
     for group, by_rank in groups.items():
-        for rank in _members(group, by_rank, dumps):
+        members = listed.get(group) or (set(dumps) if group in default else set(by_rank))
+        for rank in members:
             if rank in dumps:
                 by_rank.setdefault(rank, {})
     return groups
-
-
-def _members(group: str, by_rank: Mapping[int, object], dumps: Mapping[int, Dump]) -> set[int]:
-    listed: set[int] = set()
-    for dump in dumps.values():
-        listed.update(dump.members.get(group, ()))
-    if listed:
-        return listed
-    descs = {c.desc for d in dumps.values() for c in d.calls if c.group == group}
-    return set(dumps) if group == "0" or "default_pg" in descs else set(by_rank)
 
 
 @dataclass(frozen=True)
@@ -408,13 +425,15 @@ def _roots(problems: list[_Problem]) -> list[_Problem]:
     for p in problems:
         if p.kind == "missing":
             waiting.update(r for r, c in p.present.items() if c.seq == max(p.by_rank[r]))
+    # whether some rank is blamed that waits nowhere (once: thousands of groups)
+    any_free = any(set(q.culprits) - waiting for q in problems if q.kind == "missing")
     out = []
     for p in problems:
         if p.kind == "missing":
             free = tuple(r for r in p.culprits if r not in waiting)
             if free:
                 p = _Problem(p.kind, p.group, p.seq, p.present, free, p.by_rank)
-            elif any(set(q.culprits) - waiting for q in problems if q.kind == "missing"):
+            elif any_free:
                 continue
         out.append(p)
     return sorted(out, key=lambda p: (p.kind == "missing", p.kind == "state", p.time))
