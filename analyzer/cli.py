@@ -14,6 +14,7 @@ import difflib
 import json
 import os
 import sys
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -29,7 +30,7 @@ from .rules.matcher import run_examples
 from .rules.signatures import load_patterns
 from .rules.taxonomy import CATEGORIES
 from .sinks import SINKS
-from .types import AnalyzerError, PatternError, Stats
+from .types import AnalyzerError, PatternError, Stats, Verdict
 
 EXIT_UNREADABLE = 3
 EXIT_UNWRITABLE = 7  # the output could not be written (a full disk, /dev/full)
@@ -675,7 +676,7 @@ def decide_cmd(
         history = load_history(history_file) if history_file else []
         attempts = attempt_dirs(path) or [Path(path)]
         settings = replace(_settings(options), failed=True)  # the attempt just failed
-        verdicts = [analyze(str(a), settings) for a in attempts]
+        verdicts = _within(settings, attempts)
     except AnalyzerError as e:
         raise click.UsageError(str(e)) from None
     if verdicts[-1].stats.lines == 0:
@@ -692,6 +693,25 @@ def decide_cmd(
         click.echo(decision.reason)
         click.echo(verdicts[-1].summary)
     sys.exit(decision.exit_code)
+
+
+def _within(settings: Settings, attempts: list[Path]) -> list[Verdict]:
+    """Each attempt's verdict, the deadline one budget for them all: the current (last)
+    attempt gets at least half of it, the earlier ones share the rest."""
+    if settings.deadline is None:
+        return [analyze(str(a), settings) for a in attempts]
+    start = time.monotonic()
+    ends, half = start + settings.deadline, start + settings.deadline / 2
+    out = []
+    for i, a in enumerate(attempts):
+        earlier = len(attempts) - 1 - i  # this one and the earlier ones after it
+        left = (half - time.monotonic()) / earlier if earlier else ends - time.monotonic()
+        out.append(analyze(str(a), replace(settings, deadline=max(left, _LEAST_DEADLINE))))
+    return out
+
+
+# the least time an attempt gets under a spent deadline: its verdict says it was cut short
+_LEAST_DEADLINE = 0.05
 
 
 @main.command("batch")

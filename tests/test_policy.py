@@ -211,3 +211,35 @@ def test_decide_on_a_bare_sigkill_restarts_through_the_cli() -> None:
     r = CliRunner().invoke(main, ["decide", str(runs / "kill" / "logs"), "--format", "json"])
     assert r.exit_code == EXIT_RESTART, r.output
     assert json.loads(r.output)["decision"]["action"] == "restart"
+
+
+def test_decides_deadline_is_one_budget_for_every_attempt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`decide --deadline 2` over ten attempt folders took 49 s: each attempt got the
+    whole deadline. Now the attempts share it, the current one at least half."""
+    import time
+
+    import analyzer.cli as cli
+    from analyzer import analyze
+
+    for n in range(10):
+        (tmp_path / f"attempt_{n}").mkdir()
+        (tmp_path / f"attempt_{n}" / "rank0.log").write_text(
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+        )
+    given: list[float] = []
+
+    def slow(path: str, settings: object) -> object:
+        deadline = settings.deadline  # type: ignore[attr-defined]
+        given.append(deadline)
+        time.sleep(deadline)  # a reading that uses all it was given
+        return analyze(path, settings)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cli, "analyze", slow)
+    started = time.monotonic()
+    r = CliRunner().invoke(main, ["decide", str(tmp_path), "--deadline", "2"])
+    took = time.monotonic() - started
+    assert r.exit_code in (10, 200), r.output
+    assert len(given) == 10 and sum(given) <= 2.0 + 10 * 0.05, given
+    assert given[-1] >= 0.9 and took < 6, (given, took)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import shlex
 import shutil
@@ -84,24 +85,43 @@ def _with_logs(cmd: list[str], attempt_dir: Path) -> list[str]:
     return [*cmd[:at], "--log-dir", str(attempt_dir / "ranks"), "--tee", "3", *cmd[at:]]
 
 
-def _copy(src: IO[bytes], log: IO[bytes], lock: threading.Lock) -> None:
-    for chunk in iter(lambda: src.read1(65536), b""):  # type: ignore[attr-defined]
-        with lock:
-            log.write(chunk)
-            log.flush()
-        sys.stdout.buffer.write(chunk)
-        sys.stdout.buffer.flush()
+class _Output:
+    """The job's output, copied to the attempt's launcher.log and to ha-run's stdout by a
+    thread that drains the job's pipe to its end whatever happens to either: a full
+    disk (ENOSPC, EFBIG) or a closed stdout costs the bytes that could not be written,
+    counted, never a job blocked in write() on a pipe nobody reads."""
 
+    def __init__(self, log: IO[bytes]) -> None:
+        self.log = log
+        self.lock = threading.Lock()
+        self.dropped = 0  # bytes launcher.log could not take
+        self.error: str | None = None  # why, the first time
+        self._echo = True
 
-def _say(log: IO[bytes], lock: threading.Lock, text: str) -> None:
-    """A line of ha-run's own in the attempt's launcher.log, between whole lines of the
-    job's output: what the supervisor did is evidence for a later analysis too (the kill
-    that ends a hung job is ours, not a preemption)."""
-    stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime())
-    line = f"\n{stamp} ha-run: {text}\n".encode()
-    with lock:
-        log.write(line)
-        log.flush()
+    def copy(self, src: IO[bytes]) -> None:
+        for chunk in iter(lambda: src.read1(65536), b""):  # type: ignore[attr-defined]
+            self.write(chunk)
+            if self._echo:
+                try:
+                    sys.stdout.buffer.write(chunk)
+                    sys.stdout.buffer.flush()
+                except (OSError, ValueError):  # stdout closed or full: the log still gets it
+                    self._echo = False
+
+    def write(self, data: bytes) -> None:
+        with self.lock:
+            try:
+                self.log.write(data)
+            except OSError as e:
+                self.dropped += len(data)
+                self.error = self.error or f"{e.strerror or e}"
+
+    def say(self, text: str) -> None:
+        """A line of ha-run's own in the attempt's launcher.log, between whole lines of
+        the job's output: what the supervisor did is evidence for a later analysis too
+        (the kill that ends a hung job is ours, not a preemption)."""
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime())
+        self.write(f"\n{stamp} ha-run: {text}\n".encode())
 
 
 def _descendants(root: int) -> list[int]:
@@ -209,13 +229,13 @@ def _settle(root: Path) -> None:
             last, quiet_since = now, time.monotonic()
 
 
-def _stop(proc: subprocess.Popen[bytes], first: signal.Signals, grace: float) -> bool:
-    """`first` to the job's process group, SIGKILL to the group and every process left
-    below it after `grace` seconds (tini's and dumb-init's order). Whether SIGKILL was
-    needed."""
+def _stop(proc: subprocess.Popen[bytes], first: signal.Signals | None, grace: float) -> bool:
+    """`first` to the job's process group (None: it was sent already), SIGKILL to the
+    group and every process left below it after `grace` seconds (tini's and dumb-init's
+    order). Whether SIGKILL was needed."""
     below = _descendants(proc.pid)
     try:
-        os.killpg(proc.pid, first)
+        os.killpg(proc.pid, first if first is not None else 0)
     except ProcessLookupError:
         return False
     try:
@@ -235,15 +255,22 @@ def _stop(proc: subprocess.Popen[bytes], first: signal.Signals, grace: float) ->
 
 
 class _Signals:
-    """The signals ha-run itself receives while a job runs: recorded, then passed on
-    to the job (a scheduler's SIGTERM must reach the training, not orphan it)."""
+    """The signals ha-run itself receives: recorded, and passed on to the job's whole
+    process group the moment they arrive (a scheduler's SIGTERM must reach the training,
+    not orphan it, whatever ha-run is doing: polling, taking stacks). Once one came, no
+    new attempt starts."""
 
     def __init__(self) -> None:
         self.received: signal.Signals | None = None
+        self.job: subprocess.Popen[bytes] | None = None  # the attempt running now
         self._old = {s: signal.signal(s, self._on) for s in _SIGNALS}
 
     def _on(self, signum: int, _frame: object) -> None:
         self.received = signal.Signals(signum)
+        job = self.job
+        if job is not None and job.returncode is None:
+            with contextlib.suppress(OSError):
+                os.killpg(job.pid, signum)
 
     def restore(self) -> None:
         for s, handler in self._old.items():
@@ -270,45 +297,89 @@ def run_attempt(
     # the command as a shell line, redacted: training commands take tokens and passwords
     # as arguments (--hf-token, --password), and this file is shared like a verdict
     record: dict[str, object] = {"command": redact(shlex.join(cmd)), "started": time.time()}
-    with open(attempt_dir / "launcher.log", "wb") as log:
+    # unbuffered: a full disk fails the write that met it, and nothing is left for
+    # close() to fail on
+    with open(attempt_dir / "launcher.log", "wb", buffering=0) as log:
         proc = subprocess.Popen(
             cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, start_new_session=True
         )
+        if signals is not None:
+            signals.job = proc
         record["pid"] = proc.pid
         assert proc.stdout is not None
-        lock = threading.Lock()
-        copier = threading.Thread(target=_copy, args=(proc.stdout, log, lock), daemon=True)
+        out = _Output(log)
+        copier = threading.Thread(target=out.copy, args=(proc.stdout,), daemon=True)
         copier.start()
-        hung = None
-        while proc.poll() is None:
-            time.sleep(poll)
-            if signals is not None and signals.received is not None:
-                record["signal"] = signals.received.name
-                _say(log, lock, f"got {signals.received.name}; passing it to the job")
-                record["killed"] = _stop(proc, signals.received, grace)
-                break
-            if any(e.kind == "hang_confirmed" for e in watcher.poll()):
-                record["hang_confirmed"] = time.time()
-                stacks = snapshot(proc.pid, attempt_dir)
-                record["stacks"] = stacks
-                watcher.poll()  # the dumps the ranks just wrote
-                hung = watcher.verdict()
-                rank = hung.root_cause.rank if hung.root_cause else None
-                _say(
-                    log,
-                    lock,
-                    "hang confirmed"
-                    + (f" on rank {rank}" if rank is not None else "")
-                    + f" (stacks: {len(stacks)}); stopping the job: SIGTERM, "
-                    f"SIGKILL after {grace:.0f} s",
-                )
+        try:
+            hung = _supervise(proc, watcher, out, record, attempt_dir, poll, grace, signals)
+        finally:  # whatever went wrong here, the job is not left running on its own
+            if proc.poll() is None:
                 record["killed"] = _stop(proc, signal.SIGTERM, grace)
-                break
-        copier.join(5.0)
+            if signals is not None:
+                signals.job = None
+            copier.join(5.0)
+            if out.dropped:
+                record["output_dropped"] = {"bytes": out.dropped, "error": out.error}
     record["exit_code"] = proc.wait()
     record["ended"] = time.time()
-    (attempt_dir / "supervisor.json").write_text(json.dumps(record, indent=1) + "\n")
+    _write(attempt_dir / "supervisor.json", json.dumps(record, indent=1) + "\n")
     return proc.returncode, hung
+
+
+def _supervise(
+    proc: subprocess.Popen[bytes],
+    watcher: Watcher,
+    out: _Output,
+    record: dict[str, object],
+    attempt_dir: Path,
+    poll: float,
+    grace: float,
+    signals: _Signals | None,
+) -> Verdict | None:
+    """Poll the job until it ends, a signal stops it or a hang is confirmed (its
+    verdict, taken before the stop). An analysis that fails is a note in the record and
+    the job runs on, supervised without hang detection."""
+    while proc.poll() is None:
+        time.sleep(poll)
+        if signals is not None and signals.received is not None:
+            record["signal"] = signals.received.name
+            out.say(f"got {signals.received.name}; passing it to the job")
+            record["killed"] = _stop(proc, None, grace)
+            return None
+        if "analysis_error" in record:
+            continue
+        try:
+            confirmed = any(e.kind == "hang_confirmed" for e in watcher.poll())
+        except Exception as e:  # a bug in analysis must cost hang detection, not the job
+            record["analysis_error"] = f"{type(e).__name__}: {e}"[:500]
+            out.say(f"hang detection stopped: {record['analysis_error']}")
+            continue
+        if confirmed:
+            record["hang_confirmed"] = time.time()
+            stacks = snapshot(proc.pid, attempt_dir)
+            record["stacks"] = stacks
+            watcher.poll()  # the dumps the ranks just wrote
+            hung = watcher.verdict()
+            rank = hung.root_cause.rank if hung.root_cause else None
+            out.say(
+                "hang confirmed"
+                + (f" on rank {rank}" if rank is not None else "")
+                + f" (stacks: {len(stacks)}); stopping the job: SIGTERM, "
+                f"SIGKILL after {grace:.0f} s"
+            )
+            record["killed"] = _stop(proc, signal.SIGTERM, grace)
+            return hung
+    return None
+
+
+def _write(path: Path, text: str, mode: str = "w") -> None:
+    """One of ha-run's own files; a full disk is said on stderr, never a reason to stop
+    supervising or deciding."""
+    try:
+        with open(path, mode, encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        print(f"ha-run: could not write {path}: {e.strerror or e}", file=sys.stderr)
 
 
 # seconds to analyse an attempt stopped by a signal (Kubernetes' default grace is 30 s)
@@ -317,9 +388,8 @@ _SIGNAL_DEADLINE = 5.0
 
 def _record(adir: Path, log_dir: Path, verdict: Verdict) -> None:
     """An attempt's verdict: its `verdict.json`, and a line of the job's `verdicts.jsonl`."""
-    (adir / "verdict.json").write_text(json.dumps(verdict.to_dict(), indent=1) + "\n")
-    with open(log_dir / "verdicts.jsonl", "a", encoding="utf-8") as f:
-        f.write(json.dumps(verdict.to_dict()) + "\n")
+    _write(adir / "verdict.json", json.dumps(verdict.to_dict(), indent=1) + "\n")
+    _write(log_dir / "verdicts.jsonl", json.dumps(verdict.to_dict()) + "\n", "a")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -374,6 +444,11 @@ def main(argv: list[str] | None = None) -> int:
     cmd = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not cmd:
         ap.error("no command given (put it after --)")
+    for name in ("poll", "deadline", "hang_factor", "grace", "hang_min_gap", "max_attempts"):
+        got = getattr(args, name)
+        zero = name in ("grace", "hang_min_gap")  # may be 0; the others must be above it
+        if not math.isfinite(got) or got < 0 or (got == 0 and not zero):
+            ap.error(f"--{name.replace('_', '-')}: a finite number above 0, not {got}")
     try:
         policy = load_policy(args.policy) if args.policy else None
         history = load_history(args.history) if args.history else []
@@ -428,7 +503,7 @@ def _attempts(
         )
         decision = decide(Attempt.of(verdict), history, policy)
         _record(adir, args.log_dir, verdict)
-        (adir / "decision.json").write_text(json.dumps(decision.to_dict(), indent=1) + "\n")
+        _write(adir / "decision.json", json.dumps(decision.to_dict(), indent=1) + "\n")
         print(
             f"ha-run: attempt {n} {'hung' if hung else f'exited {rc}'}: {verdict.category} "
             f"-> {decision.action} {decision.recovery} (exit {decision.exit_code}): "
@@ -439,6 +514,9 @@ def _attempts(
         code = decision.exit_code
         if code != EXIT_RESTART:
             return code
+        if signals.received is not None:  # a stop asked while we analysed: no new attempt
+            print(f"ha-run: got {signals.received.name}; no new attempt", file=sys.stderr)
+            return 128 + int(signals.received)
     print(f"ha-run: {args.max_attempts} attempts used; giving up here", file=sys.stderr)
     return code
 

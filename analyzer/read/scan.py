@@ -431,6 +431,15 @@ class _Template:
     pending: int = 0
 
 
+class _OutOfTime(Exception):
+    """The deadline passed inside a block (StreamScanner._stop_at)."""
+
+
+# lines read closely between two looks at the clock under a deadline: a block of
+# distinct hit lines (0.1 ms each) is cut within about 30 ms of it
+_CLOCK_EVERY = 256
+
+
 @dataclass(frozen=True)
 class _LineAt:
     """Where a hit line sits: stream, line number, byte offset in the stream, and its
@@ -488,6 +497,10 @@ class StreamScanner:
         # when the bytes being fed arrived, for a live watch (Analyzer.feed): the time
         # of a step line that prints none, so a bare `print(step, loss)` has a cadence
         self.arrival: LogTime | None = None
+        # under a deadline, from a stream's second block on: when a block stops (the
+        # lines read closely so far count the looks at the clock)
+        self._stop_at: float | None = None
+        self._closely = 0
 
     def scan(
         self, stream: Stream, file_index: int, stop_at: float | None = None, tail: int = 0
@@ -522,6 +535,8 @@ class StreamScanner:
                 if not first and stop_at is not None and time.monotonic() > stop_at:
                     feed.fs.error = DEADLINE_REACHED
                     break
+                if not first:  # from the second block on, a block is cut at the deadline
+                    self._stop_at = stop_at
                 first = False
                 want = BLOCK
                 if stream.size is not None:  # a plain file: as large as it was when opened
@@ -536,12 +551,15 @@ class StreamScanner:
                     # would spend seconds starting them)
                     reader = _ReadAhead(stream.reader)
                 feed.feed(chunk)
+        except _OutOfTime:  # in a block of thousands of distinct lines
+            feed.fs.error = DEADLINE_REACHED
         except Exception as e:  # truncated gzip, I/O errors, corrupt members: keep what we have
             feed.fs.error = _why(e)
         finally:
             if reader is not stream.reader:
                 reader.close()
             self.current = None
+            self._stop_at = None
         feed.close()
         return feed.fs
 
@@ -641,6 +659,10 @@ class StreamScanner:
             self._flush(stream, file_index, block, copied)
             repeats = known.pending + 1 if known is not None else 1
             at = _LineAt(stream, file_index, line, offset, start, end, ctx, part, repeats)
+            self._closely += 1
+            stop = self._stop_at
+            if stop is not None and not self._closely % _CLOCK_EVERY and time.monotonic() > stop:
+                raise _OutOfTime
             read = self._read_line(at, candidates)
             if key is not None and read is not None:
                 self._learn(key, known, read)

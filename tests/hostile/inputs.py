@@ -2226,6 +2226,38 @@ def _h(id: str, klass: str, build: Callable[[Path], Path], **kw: str | bool) -> 
     return Hostile(id, klass, what, build, **kw)  # type: ignore[arg-type]
 
 
+def _b_distinct_hits(d: Path) -> Path:
+    """200,000 hit lines that no template folds (26 MB): a block of them took seconds
+    past the deadline before the scan looked at the clock inside a block."""
+    out = bytearray()
+    for i in range(200_000):
+        out += (
+            f"[rank{i % 64}]: RuntimeError: CUDA error: an illegal memory access was "
+            f"encountered at step {i} tensor_{i * 7919 % 100003}\n"
+        ).encode()
+    return _write(d / "distinct.log", bytes(out))
+
+
+def _b_flight_groups(d: Path) -> Path:
+    """Two ranks' dumps of 8,000 gloo process groups (no pg_config): matching them
+    scanned every dump's calls once per group (60 s, 2.2 GB)."""
+    import pickle
+
+    for rank in (0, 1):
+        entries = [
+            {"collective_seq_id": seq, "process_group": (str(g), f"pg{g}"),
+             "profiling_name": "gloo:all_reduce", "input_sizes": [[4]], "output_sizes": [[4]],
+             "input_dtypes": ["Float"], "output_dtypes": ["Float"], "state": "completed",
+             "time_created_ns": 1_700_000_000_000_000_000 + g * 1000 + seq, "frames": []}
+            for g in range(8000)
+            for seq in (1, 2)
+            if rank == 0 or seq == 1
+        ]  # fmt: skip
+        raw = {"version": "2.4", "pg_config": {}, "entries": entries}
+        _write(d / "dumps" / f"nccl_trace_rank_{rank}", pickle.dumps(raw, protocol=2))
+    return d / "dumps"
+
+
 INPUTS: tuple[Hostile, ...] = (
     # deadline
     _h("deadline-redact-leading-spaces", "deadline", _b_redact_spaces),
@@ -2242,6 +2274,8 @@ INPUTS: tuple[Hostile, ...] = (
     _h("deadline-tar-gz-gnu-longname-256m", "deadline", _b_tar_gnu_longname),
     _h("deadline-zip-million-entries", "deadline", _b_zip_million),
     _h("deadline-fifo", "deadline", _b_fifo),
+    _h("deadline-200k-distinct-hit-lines", "deadline", _b_distinct_hits),
+    _h("deadline-flight-8000-groups", "deadline", _b_flight_groups),
     _h("deadline-fifo-in-folder", "deadline", _b_fifo_in_folder),
     _h("deadline-grow-lines", "deadline", _b_grow_lines),
     _h("deadline-grow-sparse", "deadline", _b_grow_sparse),
