@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import json
+import math
 import os
 import sys
 import time
@@ -171,6 +172,22 @@ def main() -> None:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+
+class _Seconds(click.FloatRange):
+    """A finite number of seconds above 0 (`nan` and `inf` pass FloatRange's bounds)."""
+
+    name = "seconds"
+
+    def __init__(self, zero: bool = False) -> None:
+        super().__init__(min=0, min_open=not zero)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        got = super().convert(value, param, ctx)
+        if not math.isfinite(got):
+            self.fail(f"{value!r} is not a finite number of seconds", param, ctx)
+        return got
+
+
 # The Settings options, declared once: analyze, watch, decide, batch and unknowns take
 # them (each less the ones that mean nothing to it), and _settings() turns them into the
 # one Settings object the library takes.
@@ -243,7 +260,7 @@ _OPTIONS: dict[str, Callable[[F], F]] = {
     ),
     "deadline": click.option(
         "--deadline",
-        type=click.FloatRange(min=0, min_open=True),
+        type=_Seconds(),
         default=None,
         help="Answer within about this many seconds: tails of large files first, then the "
         "rest while time remains (stats.complete says whether all was read).",
@@ -391,7 +408,7 @@ EXIT_WATCH_TIMEOUT = 6  # watch --timeout ran out before an --exit-on event
 @main.command("watch")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option(
-    "--interval", type=float, default=2.0, show_default=True, help="Seconds between polls."
+    "--interval", type=_Seconds(), default=2.0, show_default=True, help="Seconds between polls."
 )
 @click.option(
     "--exit-on",
@@ -399,7 +416,9 @@ EXIT_WATCH_TIMEOUT = 6  # watch --timeout ran out before an --exit-on event
     help="Comma-separated: failure, hang, finished. "
     "Exit at the first such event (exit code 4, 5 or 0).",
 )
-@click.option("--timeout", type=float, default=None, help="Stop after this many seconds.")
+@click.option(
+    "--timeout", type=_Seconds(zero=True), default=None, help="Stop after this many seconds."
+)
 @_analysis_options("now", "deadline", "failed")
 def watch_cmd(
     paths: tuple[str, ...], interval: float, exit_on: str, timeout: float | None, **options: Any
@@ -590,7 +609,9 @@ def explain(signature_id: str, pattern_dirs: tuple[str, ...]) -> None:
 
 @main.command("unknowns")
 @click.argument("jobs", nargs=-1, required=True)
-@click.option("--top", type=int, default=20, show_default=True, help="Templates to list.")
+@click.option(
+    "--top", type=click.IntRange(min=1), default=20, show_default=True, help="Templates to list."
+)
 @click.option(
     "--suggest",
     is_flag=True,
@@ -673,7 +694,9 @@ def decide_cmd(
 
     try:
         policy = load_policy(policy_file) if policy_file else None
-        history = load_history(history_file) if history_file else []
+        history_notes: list[str] = []
+        history = load_history(history_file, history_notes) if history_file else []
+        _echo_notes(tuple(history_notes))
         attempts = attempt_dirs(path) or [Path(path)]
         settings = replace(_settings(options), failed=True)  # the attempt just failed
         verdicts = _within(settings, attempts)
@@ -728,9 +751,15 @@ _LEAST_DEADLINE = 0.05
     type=click.Path(),
     help="Also a table of findings, one row per finding of each job.",
 )
-@click.option("--workers", type=int, default=None, help="Processes (default: all cores).")
 @click.option(
-    "--depth", type=int, default=1, show_default=True, help="Levels below ROOT where jobs are."
+    "--workers", type=click.IntRange(min=1), default=None, help="Processes (default: all cores)."
+)
+@click.option(
+    "--depth",
+    type=click.IntRange(min=0, max=64),
+    default=1,
+    show_default=True,
+    help="Levels below ROOT where jobs are (0: ROOT is the job).",
 )
 @_analysis_options("engine", "now")
 @click.option(

@@ -150,9 +150,9 @@ def test_history_file_and_exit_code_flag(tmp_path: Path) -> None:
     assert [a.category for a in load_history(hist)] == ["device_fault", "device_fault"]
     r = CliRunner().invoke(main, ["decide", str(logs), "--history", str(hist)])
     assert r.exit_code == EXIT_PERMANENT  # the same fault a third time, no progress
-    hist.write_text("{not json\n")
+    hist.write_text("{not json\n")  # a torn line: said, and the decision goes on
     r = CliRunner().invoke(main, ["decide", str(logs), "--history", str(hist)])
-    assert r.exit_code == 2 and "h.jsonl:1" in r.output
+    assert r.exit_code == EXIT_ISOLATE and "h.jsonl:1: skipped" in r.output
 
 
 def test_the_verdict_names_what_to_act_on_and_where_to_resume(tmp_path: Path) -> None:
@@ -243,3 +243,40 @@ def test_decides_deadline_is_one_budget_for_every_attempt(
     assert r.exit_code in (10, 200), r.output
     assert len(given) == 10 and sum(given) <= 2.0 + 10 * 0.05, given
     assert given[-1] >= 0.9 and took < 6, (given, took)
+
+
+def test_a_torn_binary_or_deeply_nested_history_line_is_skipped_not_fatal(tmp_path: Path) -> None:
+    """A writer that died mid-line, a binary file, JSON nested a million deep: each bad
+    line is a note and the rest of the history still counts (they stopped `decide`)."""
+    good = json.dumps({"category": "device_fault", "recovery": "isolate_and_reschedule"})
+    hist = tmp_path / "h.jsonl"
+    hist.write_bytes(
+        good.encode() + b"\n"
+        + b"\xff\xfe\x00binary\n"
+        + b"[" * 1_000_000 + b"\n"
+        + b'{"category": 5, "root_cause": 7, "progress": [1, "x"]}\n'
+        + good.encode() + b"\n"
+        + b'{"category": "device_fault", "reco'
+    )  # fmt: skip
+    notes: list[str] = []
+    got = load_history(hist, notes)
+    assert [a.category for a in got] == ["device_fault", "device_fault"]
+    assert len(notes) == 4 and all("skipped, not a verdict" in n for n in notes), notes
+    r = CliRunner().invoke(
+        main, ["decide", str(tmp_path / "missing-logs"), "--history", str(hist), "--format", "json"]
+    )
+    assert r.exception is None or isinstance(r.exception, SystemExit), r.exception
+    assert "Traceback" not in r.output
+
+
+def test_a_huge_history_is_read_from_its_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from analyzer.ops import history
+
+    monkeypatch.setattr(history, "MAX_HISTORY_BYTES", 1000)
+    line = json.dumps({"category": "hang", "recovery": "hang_restart"}) + "\n"
+    (tmp_path / "h.jsonl").write_text(line * 200)
+    notes: list[str] = []
+    got = load_history(tmp_path / "h.jsonl", notes)
+    assert 0 < len(got) <= 1000 // len(line) and "last 1,000 bytes" in notes[0]

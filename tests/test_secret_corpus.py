@@ -80,7 +80,8 @@ def test_look_alikes_stay(item: dict[str, str]) -> None:
 
 def _outputs(folder: Path, raw: bool) -> str:
     """Every output of one job: the library's JSON, the CLI's text, JSON, timeline and
-    Chinese text, and unknowns with drafts."""
+    Chinese text, unknowns with drafts, the readiness table (text and JSON) and a
+    restart decision."""
     extra = ["--no-redact"] if raw else []
     out = [json.dumps(analyze(folder, redact=not raw).to_dict(), ensure_ascii=False)]
     runner = CliRunner()
@@ -90,8 +91,11 @@ def _outputs(folder: Path, raw: bool) -> str:
         ["--format", "timeline"],
         ["--lang", "zh"],
         ["unknowns", "--suggest"],
+        ["readiness"],
+        ["readiness", "--format", "json"],
+        ["decide", "--format", "json"],
     ):
-        if args[0] == "unknowns":
+        if args[0] in ("unknowns", "readiness", "decide"):
             cmd = [args[0], str(folder), *args[1:], *extra]
         else:
             cmd = [str(folder), *args, *extra]
@@ -182,3 +186,30 @@ def test_ha_run_files_hold_no_secret_of_the_command(tmp_path: Path) -> None:
     assert written and any("--hf-token" in w for w in written), done.stderr
     for text in [*written, done.stderr]:
         assert not any(s in text for s in secrets)
+
+
+CHECKPOINTS = [f for f in FORMS if f["family"] == "checkpoint"]
+
+
+@pytest.mark.parametrize("form", CHECKPOINTS, ids=[f["id"] for f in CHECKPOINTS])
+def test_credentials_in_a_checkpoint_path_are_in_no_output(
+    form: dict[str, Any], tmp_path: Path
+) -> None:
+    """A checkpoint saved or loaded at a URL that carries its credentials, logged as the
+    framework logs it (not inside a traceback): the path reaches the verdict's
+    checkpoint, the advice, the readiness rows, the batch tables and the report."""
+    job = tmp_path / "jobs" / "job"
+    job.mkdir(parents=True)
+    (job / "rank_0.log").write_text(
+        "2026-12-01 10:00:00,000 - INFO - step 100/1000 loss 2.0\n"
+        f"{form['line']}\n"
+        "2026-12-01 10:00:10,000 - INFO - step 101/1000 loss 2.0\n" + OOM,
+        encoding="utf-8",
+    )
+    texts = [_outputs(job, raw=False)]
+    out = tmp_path / "table.jsonl"
+    run_batch([tmp_path / "jobs"], out, findings_out=tmp_path / "findings.jsonl", workers=1)
+    texts += [out.read_text(encoding="utf-8"), render(load_rows(out))]
+    blob = "\n".join(texts)
+    assert not [s for s in _secrets(form) if s in blob]
+    assert [s for s in _secrets(form) if s in _outputs(job, raw=True)]

@@ -87,6 +87,30 @@ def test_zip_members(tmp_path: Path) -> None:
     assert out == {f"{z}!worker-3/stdout.log": LOG}
 
 
+@pytest.mark.parametrize("outer", ["tar", "tar.gz", "zip.gz"])
+def test_a_zip_inside_an_archive_or_compressed_is_read(tmp_path: Path, outer: str) -> None:
+    """A .zip has its directory at its end: inside a tar (or gzipped) it is copied to a
+    temporary file and read (it was skipped, so a bundle of zipped node logs in a
+    tarball said nothing). A jar or wheel inside is still no archive of logs."""
+    z = tmp_path / "logs.zip"
+    with zipfile.ZipFile(z, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("node-1/rank_3.log", LOG)
+    (tmp_path / "lib.jar").write_bytes(z.read_bytes())
+    if outer == "zip.gz":
+        arc = tmp_path / "logs.zip.gz"
+        arc.write_bytes(gzip.compress(z.read_bytes()))
+        name = f"{arc}!node-1/rank_3.log"
+    else:
+        arc = tmp_path / f"job.{outer}"
+        with tarfile.open(arc, "w:gz" if outer.endswith("gz") else "w") as tf:
+            tf.add(z, arcname="bundle/logs.zip")
+            tf.add(tmp_path / "lib.jar", arcname="bundle/lib.jar")
+        name = f"{arc}!bundle/logs.zip!node-1/rank_3.log"
+    out, notes = _read_all([str(arc)])
+    assert out == {name: LOG}
+    assert outer == "zip.gz" or notes.skipped == [f"{arc}!bundle/lib.jar"]
+
+
 def test_binary_files_are_skipped_with_a_note(tmp_path: Path) -> None:
     (tmp_path / "model.bin").write_bytes(bytes(range(256)) * 64)
     (tmp_path / "core").write_bytes(b"\x7fELF" + b"\x00" * 100)
@@ -266,8 +290,8 @@ def test_zip_members_with_lying_sizes(
 
 
 def test_archives_nested_in_archives_stay_bounded(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """A gzip bomb inside a tar inside a tar.gz: the outer limit carries inward, and a
-    zip inside a zip (the 42.zip shape) is not opened at all."""
+    """A gzip bomb inside a tar inside a tar.gz: the outer limit carries inward; a zip
+    inside a zip (the 42.zip shape) is read within the same budget and nesting depth."""
     from analyzer import analyze
     from analyzer.read import sources
 
@@ -283,7 +307,7 @@ def test_archives_nested_in_archives_stay_bounded(tmp_path: Path, monkeypatch) -
     assert v.stats.bytes < 4 << 20
     notes = "\n".join(v.stats.notes)
     assert "job.tar.gz!attempt_0.tar!rank_0.log.gz" in notes and "decompression bomb" in notes
-    assert "nest.zip!inner.zip: skipped" in notes
+    assert "nest.zip!inner.zip: cannot read: no zip end record" in notes
 
 
 def test_archive_links_are_skipped_never_followed(tmp_path: Path) -> None:

@@ -48,21 +48,39 @@ class Attempt:
         )
 
 
-def load_history(path: str | Path) -> list[Attempt]:
+# the end of a history file that is read: a job's attempts take a few KB each
+MAX_HISTORY_BYTES = 16 << 20
+
+
+def load_history(path: str | Path, notes: list[str] | None = None) -> list[Attempt]:
     """Verdict JSON objects, one per line, oldest first (blank lines ignored); a line of
-    `decide --format json` output counts by its verdict."""
-    out = []
+    `decide --format json` output counts by its verdict.
+
+    A line that is no verdict (torn by a writer that died mid-line, binary, nested past
+    any verdict's depth) is skipped and said in `notes`: one bad line must not stop a
+    restart controller. Of a file larger than MAX_HISTORY_BYTES the end is read (the
+    latest attempts). A file that cannot be read at all is an AnalyzerError."""
+    notes = notes if notes is not None else []
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        with open(path, "rb") as f:
+            size = f.seek(0, 2)
+            f.seek(max(0, size - MAX_HISTORY_BYTES))
+            data = f.read(MAX_HISTORY_BYTES)
     except OSError as e:
         raise AnalyzerError(f"{path}: cannot read history: {e.strerror or e}") from None
-    for n, line in enumerate(lines, 1):
-        if line.strip():
-            try:
-                obj = json.loads(line)
-                out.append(Attempt.of(obj.get("verdict", obj)))
-            except (ValueError, TypeError, AttributeError) as e:
-                raise AnalyzerError(f"{path}:{n}: not a verdict JSON object: {e}") from None
+    lines = data.split(b"\n")
+    if size > MAX_HISTORY_BYTES:
+        lines = lines[1:]  # the first is the rest of a line that began before the end
+        notes.append(f"{path}: only its last {MAX_HISTORY_BYTES:,} bytes were read")
+    out = []
+    for n, raw in enumerate(lines, 1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw.decode("utf-8"))
+            out.append(Attempt.of(obj.get("verdict", obj)))
+        except (ValueError, TypeError, AttributeError, RecursionError) as e:
+            notes.append(f"{path}:{n}: skipped, not a verdict JSON object ({type(e).__name__})")
     return out
 
 

@@ -451,7 +451,10 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"--{name.replace('_', '-')}: a finite number above 0, not {got}")
     try:
         policy = load_policy(args.policy) if args.policy else None
-        history = load_history(args.history) if args.history else []
+        notes: list[str] = []
+        history = load_history(args.history, notes) if args.history else []
+        for note in notes:
+            print(f"ha-run: {note}", file=sys.stderr)
     except AnalyzerError as e:
         ap.error(str(e))
     signals = _Signals()

@@ -61,13 +61,15 @@ def _value(m: re.Match[str]) -> str:
     return m.group(1) + MASK
 
 
+def _generated(v: str) -> bool:
+    """A value that looks generated: 16+ characters with letters and digits."""
+    return len(v) >= 16 and any(c.isdigit() for c in v) and any(c.isalpha() for c in v)
+
+
 def _token_value(m: re.Match[str]) -> str:
-    """For keys as common as `key`: only a value that looks generated (16+ characters
-    with letters and digits) is masked; `key=step` is not a secret."""
-    v = m.group(2)
-    if len(v) >= 16 and any(c.isdigit() for c in v) and any(c.isalpha() for c in v):
-        return m.group(1) + MASK
-    return m.group(0)
+    """For keys as common as `key`: only a value that looks generated is masked;
+    `key=step` is not a secret."""
+    return m.group(1) + MASK if _generated(m.group(2)) else m.group(0)
 
 
 # The name of a value that is a secret: one of these words as the end of a key
@@ -78,7 +80,8 @@ _SECRET_WORD = (
     r"(?:password|passwd|passwort|pwd|pass|passphrase|token|secret|api[_-]?key|apikey|"
     r"access[_-]?key|secret[_-]?key|private[_-]?key|account[_-]?key|accountkey|"
     r"credentials?|auth|sig|signature|sessionid|session|csrftoken|cookie|ak|sk|"
-    r"pgpassword|密码|口令|密钥|秘钥|令牌)"
+    r"securitytoken|sessiontoken|accesstoken|refreshtoken|authtoken|clientsecret|"
+    r"secretkey|accesskey|privatekey|pgpassword|密码|口令|密钥|秘钥|令牌)"
 )
 _SUFFIX = r"(?:[_-]?(?:id|key|value|secret|access[_-]?key|string))?"
 _KEY = (
@@ -114,6 +117,13 @@ _RULES: tuple[_Rule, ...] = (
         r"://[^\s:@/]*:[^\s@]+@",
         re.compile(r"\b([a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:@/]{0,256}):[^\s@]{1,256}@"),
         rf"\1:{MASK}@",
+    ),
+    # a token as a URL's whole user part (`https://TOKEN@github.com/...`, git's and pip's
+    # form): a user name is short or a word, a token long with letters and digits
+    _Rule(
+        r"://[^\s:@/]{16,}@",
+        re.compile(r"\b([a-zA-Z][a-zA-Z0-9+.-]{1,20}://)([^\s:@/]{16,256})@"),
+        lambda m: m.group(1) + MASK + "@" if _generated(m.group(2)) else m.group(0),
     ),
     # webhooks: the URL is the credential
     _Rule(
@@ -180,7 +190,8 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         r"obsutil|ossutil|ma-cli|coscli|aws configure",
         re.compile(
-            r"((?:\s-{1,2}(?:k|sk|ak|i|secret[_-]?key|access[_-]?key)[= ]|"
+            r"((?:\s-{1,2}(?:k|sk|ak|i|t|token|security[_-]?token|secret[_-]?key|"
+            r"access[_-]?key)[= ]|"
             r"aws configure set \S*(?:secret|key|token)\S*\s+)['\"]?)[^\s'\"]{8,}"
         ),
         rf"\1{MASK}",
@@ -189,6 +200,36 @@ _RULES: tuple[_Rule, ...] = (
         r"sshpass|docker login|mysql|mariadb|podman login|helm registry login",
         re.compile(r"(\s-p\s*['\"]?)[^\s'\"]+"),
         rf"\1{MASK}",
+    ),
+    _Rule(
+        r"redis-cli",
+        re.compile(r"(\s(?:-a|--pass)\s+['\"]?)[^\s'\"]+"),
+        rf"\1{MASK}",
+    ),
+    # redis's AUTH [user] password at its prompt (`127.0.0.1:6379> AUTH ...`)
+    _Rule(
+        r"(?i)> ?auth ",
+        re.compile(r"(?i)(>\s?AUTH\s+(?:\S+\s+)?)\S+"),
+        rf"\1{MASK}",
+    ),
+    # a Huawei Cloud temporary credential ({"access": AK, "secret": SK, "securitytoken":
+    # ...}): its AK, twenty upper-case letters and digits, under the bare key `access`
+    _Rule(
+        r"(?i)access[\"']?\s*[:=]",
+        re.compile(r"(?i)(\baccess[\"']?\s*[:=]\s*[\"']?)[A-Z0-9]{20}\b"),
+        rf"\1{MASK}",
+    ),
+    # kubeconfig's client key and certificate, base64 blobs under their own keys
+    _Rule(
+        r"(?i)client-(?:key|certificate)-data",
+        re.compile(r"(?i)(client-(?:key|certificate)-data[\"']?\s*:\s*[\"']?)[A-Za-z0-9+/=]{8,}"),
+        rf"\1{MASK}",
+    ),
+    # a .netrc entry's password on a line of its own (`  password SECRET`)
+    _Rule(
+        r"(?i)^\s*(?:password|passwd)\s+\S+\s*$",
+        re.compile(r"(?i)^(\s*(?:password|passwd)\s+)\S+(\s*)$"),
+        rf"\1{MASK}\2",
     ),
     _Rule(
         r"curl|wget|http",

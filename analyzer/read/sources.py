@@ -19,6 +19,7 @@ import re
 import select
 import stat
 import sys
+import tempfile
 import time
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -386,10 +387,19 @@ def _streams_of(
                 return
             if _is_tar(head):
                 members = tar_members(_Prefixed(head, raw))  # type: ignore[arg-type]
-            elif path is not None and name.lower().endswith(_ZIP_EXT):
-                members = zip_members(raw, size or 0)
-            else:
+            elif not re.sub(r"\.(?:gz|bz2|xz|zst)$", "", name.lower()).endswith(_ZIP_EXT):
                 notes.skip(name, "zip container (not a .zip archive of logs)")
+                return
+            elif plain is not None:  # a zip file on disk, read where it lies
+                members = zip_members(raw, size or 0)
+            else:  # a .zip inside an archive or compressed: its directory is at its end
+                spooled = _spool(_Prefixed(head, raw))  # type: ignore[arg-type]
+                if spooled is None:
+                    notes.skip(name, f".zip inside an archive larger than {_MAX_SPOOL:,} bytes")
+                    return
+                with spooled:
+                    size = spooled.seek(0, io.SEEK_END)
+                    yield from _members(name, zip_members(spooled, size), at, depth)
                 return
             yield from _members(name, members, at, depth)
             return
@@ -414,6 +424,30 @@ def _streams_of(
     yield Stream(
         name, reader, path_who(name, at.formats), plain, size if plain is not None else None
     )
+
+
+# A .zip found inside another archive (or compressed) is copied to a temporary file to be
+# read, since its directory is at its end: at most this many bytes, within the
+# deadline and the decompression budget of the input it comes from
+_MAX_SPOOL = 2 << 30
+
+
+def _spool(src: BinaryIO) -> BinaryIO | None:
+    """`src` copied to an anonymous temporary file (deleted when closed), or None when
+    it is larger than _MAX_SPOOL."""
+    out = tempfile.TemporaryFile()  # noqa: SIM115 (the caller closes it)
+    copied = 0
+    try:
+        while chunk := src.read(1 << 20):
+            copied += len(chunk)
+            if copied > _MAX_SPOOL:
+                out.close()
+                return None
+            out.write(chunk)
+    except BaseException:
+        out.close()
+        raise
+    return out
 
 
 def _members(name: str, members: Iterator[Member], at: _Input, depth: int) -> Iterator[Stream]:

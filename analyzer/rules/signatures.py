@@ -103,6 +103,12 @@ MAX_FILE_REGEX = 256 << 10
 MAX_USER_REGEX = 1 << 20  # all user files together
 
 
+# a signature's message: its length and placeholders (each renders a capture of up to
+# 4 KiB), so that no message renders more than about 64 KiB per finding
+MAX_MESSAGE = 2000
+MAX_PLACEHOLDERS = 16
+
+
 def load_patterns(extra: Sequence[str | Path] = (), *, builtin: bool = True) -> PatternSet:
     """Load the built-in signatures and the YAML files of each extra folder (or file).
 
@@ -310,10 +316,15 @@ def _parse_signature(
     for field, text in (("message", message), ("message_zh", message_zh)):
         if not isinstance(text, str):
             raise fail(field, "must be a string")
+        if len(text) > MAX_MESSAGE:
+            raise fail(field, f"longer than {MAX_MESSAGE:,} characters")
         try:
             fields = list(string.Formatter().parse(text))
         except ValueError as bad:
             raise fail(field, f"invalid placeholder: {bad}") from None
+        if sum(1 for f in fields if f[1] is not None) > MAX_PLACEHOLDERS:
+            # each may be a 4 KiB capture: `{n}` 500,000 times rendered a 1 GB verdict
+            raise fail(field, f"more than {MAX_PLACEHOLDERS} placeholders")
         for _, name, spec, conversion in fields:
             if spec or conversion:  # `{n:>99999999}` would print 100 MB per finding
                 raise fail(field, f"placeholder {{{name}}} takes no format spec or conversion")

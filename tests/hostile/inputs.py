@@ -1800,6 +1800,12 @@ def _b_pat_width_overflow(d: Path) -> Path:
     )
 
 
+def _b_pat_repeated_placeholder(d: Path) -> Path:
+    """A message that repeats `{size}` 500,000 times: rendered for every finding it made
+    a 1 GB verdict and 4 GB of memory."""
+    return _patterns(d, pattern_file(signature_yaml(message="'" + "{size}" * 500_000 + "'")))
+
+
 def _b_pat_backtrack(d: Path) -> Path:
     """`OutOfMemoryError.*a.*a.*a.*a.*c` whose first positive example is 100 KB of `a`
     (Python's re backtracks for ever on it; the regex has no nested quantifier)."""
@@ -2364,6 +2370,12 @@ INPUTS: tuple[Hostile, ...] = (
     _h("patterns-alias-bomb", "patterns", _b_pat_alias_bomb, option="--patterns"),
     _h("patterns-message-width", "patterns", _b_pat_width, option="--patterns"),
     _h("patterns-message-width-overflow", "patterns", _b_pat_width_overflow, option="--patterns"),
+    _h(
+        "patterns-message-repeated-placeholder",
+        "patterns",
+        _b_pat_repeated_placeholder,
+        option="--patterns",
+    ),
     _h("patterns-backtracking-example", "patterns", _b_pat_backtrack, option="--patterns"),
     _h("patterns-5000-alternations", "patterns", _b_pat_5000, option="--patterns"),
     _h("patterns-type-match-int", "patterns", _b_pat_type("match", "5"), option="--patterns"),
