@@ -288,6 +288,10 @@ class Analyzer:
         wall time, as zone-less log lines are); it times the step lines that print no
         time of their own, so a hang shows in any progress format. A stream that starts
         as a Flight Recorder dump is held and read whole at `close`."""
+        _typed("name", name, str)
+        _typed("data", data, (bytes, bytearray, memoryview))
+        _typed("arrived", arrived, (datetime, type(None)))
+        data = bytes(data)
         held = self._dumps.get(name)
         if held is not None:
             held += data[: flight.MAX_BYTES + 1 - len(held)]
@@ -341,7 +345,7 @@ class Analyzer:
                     self.builder.names[index] = stream.name  # a file of the job, hits or not
                     if stream.dump:
                         data = stream.reader.read(flight.MAX_BYTES + 1)
-                        self.read_dump(stream.name, data, stream.who.path_rank)
+                        self.read_dump(stream.name, data, stream.who.path_rank, stop_at)
                         continue
                     try:
                         fs = self.scanner.scan(stream, index, stop_at, tail)
@@ -357,7 +361,9 @@ class Analyzer:
         except OutOfTime:  # inside a header, a skip or a member list
             self.reading.unread += 1
 
-    def read_dump(self, name: str, data: bytes, path_rank: int | None = None) -> None:
+    def read_dump(
+        self, name: str, data: bytes, path_rank: int | None = None, stop_at: float | None = None
+    ) -> None:
         """A Flight Recorder dump's bytes into the job's records (analyzer.job.flight), a
         rank's later dump replacing its earlier one; matched across ranks when the
         evidence is gathered (`match_dumps`)."""
@@ -366,6 +372,10 @@ class Analyzer:
         r.bytes += len(data)
         if len(data) > flight.MAX_BYTES:
             r.notes.skip(name, f"Flight Recorder dump larger than {flight.MAX_BYTES:,} bytes")
+            return
+        if stop_at is not None and len(data) > (stop_at - time.monotonic()) * flight.READ_RATE:
+            r.unread += 1  # a dump is read whole or not at all: not past the deadline
+            r.notes.skip(name, "Flight Recorder dump not read: it would run past the deadline")
             return
         self._dump_bytes += len(data)
         if self._dump_bytes > flight.MAX_JOB_BYTES:
@@ -470,6 +480,7 @@ class Analyzer:
 
     def evidence(self, now: datetime | None = None) -> Evidence:
         """Everything the verdict rests on, as read so far."""
+        _typed("now", now, (datetime, type(None)))
         self.match_dumps()
         s = self.settings
         ends = list(self.reading.ends)
@@ -513,6 +524,14 @@ class Analyzer:
         )
         # the seconds it took, deciding included: a dense log spends them there too
         return replace(v, stats=replace(v.stats, seconds=time.perf_counter() - self._started))
+
+
+def _typed(name: str, value: object, kinds: type | tuple[type, ...]) -> None:
+    """An argument of the wrong type is the caller's error, said as one (AnalyzerError),
+    not a TypeError from deep inside the reader."""
+    if not isinstance(value, kinds):
+        want = " or ".join(k.__name__ for k in (kinds if isinstance(kinds, tuple) else (kinds,)))
+        raise AnalyzerError(f"{name} must be {want}, not {type(value).__name__}")
 
 
 def _normalise_paths(paths: PathArg | Iterable[PathArg]) -> list[str]:

@@ -219,3 +219,24 @@ def test_the_verdict_s_category_and_recovery_are_taxonomy_ids(tmp_path: Path) ->
     assert f"{v.category}/{v.recovery}" == "device_oom/fix_and_resubmit"
     with pytest.raises(ValueError):
         CategoryId("gpu_on_fire")
+
+
+def test_a_wrong_type_to_the_live_api_is_an_analyzer_error() -> None:
+    """feed(name, str), feed(None, ...), arrived="now", verdict(now="x") raised raw
+    TypeErrors and AttributeErrors from deep inside the reader."""
+    from datetime import datetime
+
+    from analyzer import Analyzer, AnalyzerError
+
+    a = Analyzer()
+    for call in (
+        lambda: a.feed("x", "a str, not bytes"),  # type: ignore[arg-type]
+        lambda: a.feed(None, b"x"),  # type: ignore[arg-type]
+        lambda: a.feed("x", b"y", arrived="now"),  # type: ignore[arg-type]
+        lambda: a.verdict(now="x"),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(AnalyzerError):
+            call()
+    a.feed("x.log", bytearray(b"step 1 loss 2.0\n"), arrived=datetime.now())
+    a.close("never-fed")
+    assert a.verdict().category == "none"

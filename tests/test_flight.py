@@ -598,3 +598,15 @@ def test_nested_huge_and_cyclic_dumps_never_raise(
         rec.add(dump)
         rec.add(flight.Dump("nccl_trace_rank_1", 1, "2.4", ()))
         rec.findings()
+
+
+def test_under_a_deadline_a_dump_that_cannot_be_read_in_time_is_not_begun(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Reading a dump is not cut halfway (a pickle is whole or nothing): one that would
+    run past the deadline at the slowest rate dumps read at is noted, not begun."""
+    monkeypatch.setattr(flight, "READ_RATE", 1)
+    v = analyze(RUNS / "mismatch-size", deadline=2.0)
+    assert any("would run past the deadline" in n for n in v.stats.notes), v.stats.notes
+    assert not v.stats.complete
+    assert analyze(RUNS / "mismatch-size").root_cause is not None

@@ -1,5 +1,5 @@
-"""The secret corpus (tests/hostile/secrets.yaml: 199 forms from the providers' documented
-formats, 54 look-alikes that must stay): no form reaches any output by default, every
+"""The secret corpus (tests/hostile/secrets.yaml: 223 forms from the providers' documented
+formats, 58 look-alikes that must stay): no form reaches any output by default, every
 one does with --no-redact (so the check is not vacuous), and no look-alike is damaged.
 
 Each form is logged as a line of a traceback before a CUDA OOM, so it is context of

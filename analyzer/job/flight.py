@@ -35,6 +35,10 @@ MAX_BYTES = 64 << 20
 # Dumps of one job read in all, beyond which they are noted and skipped: reading is
 # linear in their bytes (0.15 s per MB), so this bounds a job's time on them
 MAX_JOB_BYTES = 1 << 30
+# bytes a second the slowest dump reads at (a hostile pickle of references: 7 MB/s
+# here; a real one 7 MB/s too): under a deadline, a dump that cannot be read in the time
+# left is not begun
+READ_RATE = 4 << 20
 # characters of pg_config's rank lists parsed per dump (10,000 groups of 1,000 ranks)
 _MAX_RANK_TEXT = 1 << 24
 # collectives kept per rank and process group: the last ones, where ranks diverge

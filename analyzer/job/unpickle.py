@@ -32,7 +32,7 @@ Error = pickle.UnpicklingError
 
 # list, dict and set slots one pickle may fill: a 20,000-entry buffer with 60-frame
 # stacks holds about 5 million; eight bytes each
-MAX_ITEMS = 16_000_000
+MAX_ITEMS = 8_000_000
 
 _SCALARS = (str, int, float, bytes, bool, type(None))
 
