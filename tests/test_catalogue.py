@@ -56,3 +56,33 @@ def test_readme_counts_the_catalogue() -> None:
     ):
         said = re.search(re.escape(label) + r" \([^()]*(?:\([^()]*\)[^()]*)*; (\d+)", text)
         assert said is not None and int(said[1]) == by_vendor[vendor], vendor
+
+
+def test_the_xid_coverage_table_is_current_and_agrees_with_nvidia() -> None:
+    """patterns/catalogues/COVERAGE.md is what tools/catalogue_coverage.py writes from
+    NVIDIA's catalogue (nvidia-xid.yaml) and the signatures; and every Xid NVIDIA says
+    needs no node action (IGNORE, RESTART_APP) is read without a cordon, but the one
+    difference the table explains (109)."""
+    import subprocess
+    import sys
+
+    tool = REPO / "tools" / "catalogue_coverage.py"
+    r = subprocess.run([sys.executable, str(tool), "--check"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    rows = (REPO / "patterns" / "catalogues" / "COVERAGE.md").read_text(encoding="utf-8")
+    differ = [line.split(" | ")[0] for line in rows.splitlines() if line.endswith("| **no** |")]
+    assert differ == ["| Xid 109"], differ
+
+
+def test_readme_states_the_xid_coverage_figures() -> None:
+    rows = (REPO / "patterns" / "catalogues" / "COVERAGE.md").read_text(encoding="utf-8")
+    table = [line for line in rows.splitlines() if line.startswith(("| Xid ", "| SXid "))]
+    used = [r for r in table if "unused: never logged" not in r]
+    read = [r for r in used if "| not read |" not in r]
+    agree = [r for r in read if r.endswith("| yes |")]
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    said = (
+        f"of the {len(used)} codes NVIDIA uses, {len(read)} are read and {len(agree)} agree"
+    )
+    assert said in readme, said
+    assert f"{len(used) - len(read)} are not read" in readme

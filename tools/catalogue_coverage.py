@@ -1,0 +1,168 @@
+"""Which entries of a vendor's fault catalogue the signatures cover, and how they read them.
+
+    python3 tools/catalogue_coverage.py [--check]
+
+Reads `patterns/catalogues/nvidia-xid.yaml` (NVIDIA's Xid and SXid catalogue as facts:
+code, name, the catalogue's resolution bucket, a real logged line where one was found)
+and writes `patterns/catalogues/COVERAGE.md`: for every code, the signature that reads
+its kernel line (the real line where the catalogue has one, else the driver's line
+format with the catalogue's name as its text), the category and recovery it gives, and
+whether that recovery agrees with NVIDIA's resolution bucket. `--check` fails when the
+file is not what it would write (tests/test_catalogue.py runs it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from analyzer.analysis import Settings  # noqa: E402
+from analyzer.rules.taxonomy import CATEGORIES  # noqa: E402
+from analyzer.types import ROLES, Signature  # noqa: E402
+
+CATALOGUE = REPO / "patterns" / "catalogues" / "nvidia-xid.yaml"
+OUT = REPO / "patterns" / "catalogues" / "COVERAGE.md"
+
+# the recoveries each NVIDIA resolution bucket asks of a platform: a node-level action
+# (reset or reboot the GPU or machine, hardware service) moves the job off the node; a
+# restart of the application does not; IGNORE is no failure of the job
+_NODE = {"isolate_and_reschedule", "pod_reschedule"}
+_JOB = {
+    "none", "auto_restart", "unconditional_restart", "checkpoint_resume", "fix_and_resubmit",
+    "operator_retry", "hang_restart",
+}  # fmt: skip
+_AGREES: dict[str, set[str]] = {
+    "RESET_GPU": _NODE,
+    "RESTART_BM": _NODE,
+    "RESTART_VM": _NODE,
+    "CONTACT_SUPPORT": _NODE,
+    "CHECK_MECHANICALS": _NODE,
+    "UPDATE_SWFW": _NODE | {"fix_and_resubmit"},
+    "WORKFLOW_NVLINK5_ERR": _NODE,
+    "WORKFLOW_NVLINK_ERR": _NODE,
+    "WORKFLOW_XID_48": _NODE,
+    "XID_154": _NODE,
+    # the application (or nothing) needs a restart; the node is fine: never a cordon
+    "RESTART_APP": _JOB,
+    # Xid 45 follows another Xid: that one's action is the workflow's
+    "WORKFLOW_XID_45": _JOB | _NODE,
+    "CHECK_UVM": _JOB,
+    "IGNORE": _JOB,
+}
+
+
+def _probe(code: int, name: str, severity: str | None) -> str:
+    """The driver's line format for a code whose real line the catalogue lacks (an SXid's
+    states its severity, as the NVSwitch driver prints it)."""
+    text = " ".join(name.split())[:200]
+    if severity is not None:
+        said = "Fatal" if severity == "fatal" else "Non-fatal"
+        return f"kernel: nvidia-nvswitch3: SXid (PCI:0000:c8:00.0): {code}, {said}, Link 12 {text}"
+    return f"kernel: NVRM: Xid (PCI:0000:3b:00): {code}, pid=4242, name=python3, {text}"
+
+
+def _reading(matches: list[tuple[Signature, dict[str, str]]]) -> Signature | None:
+    """The signature that would decide among those matching one line: the best role,
+    then severity (the culprit table's first key)."""
+    ranked = [s for s, _ in matches if s.role in ("cause", "symptom", "confirmation")]
+    if not ranked:
+        return None
+    sev = ("fatal", "error", "warning", "info")
+    return min(ranked, key=lambda s: (ROLES.index(s.role), sev.index(s.severity)))
+
+
+def _recovery(sig: Signature) -> str:
+    return sig.recovery or CATEGORIES[sig.category].recovery
+
+
+def rows() -> tuple[list[list[str]], Counter[str]]:
+    matcher = Settings().matcher()
+    data = yaml.safe_load(CATALOGUE.read_text(encoding="utf-8"))
+    out: list[list[str]] = []
+    tally: Counter[str] = Counter()
+    for kind, entries in (("Xid", data["xids"]), ("SXid", data["sxids"])):
+        for e in entries:
+            severity = (e.get("severity") or "non-fatal") if kind == "SXid" else None
+            line = e.get("line") or _probe(e["code"], e["name"], severity)
+            sig = _reading(matcher.match_line(line)[0])
+            bucket = e.get("resolution") or ("fatal" if e.get("severity") == "fatal" else "")
+            if e["name"] == "Unused":
+                verdict, agrees = "unused: never logged", "-"
+                tally["unused"] += 1
+            elif sig is None:
+                verdict, agrees = "not read", "-"
+                tally["not read"] += 1
+            else:
+                recovery = _recovery(sig) if sig.severity != "info" else "none"
+                verdict = f"`{sig.id}`: {sig.category}, {recovery}"
+                want = _AGREES.get(bucket) if kind == "Xid" else (
+                    _NODE if e.get("severity") == "fatal" else _JOB
+                )
+                agrees = "yes" if want is None or recovery in want else "**no**"
+                tally["read"] += 1
+                tally["agrees" if agrees == "yes" else "differs"] += 1
+            real = "real" if e.get("line") else "format"
+            name = " ".join(str(e["name"]).split()).replace("|", "/")[:90]
+            out.append([f"{kind} {e['code']}", name, bucket or "-", real, verdict, agrees])
+    return out, tally
+
+
+def render() -> str:
+    table, tally = rows()
+    head = [
+        "# NVIDIA Xid and SXid coverage",
+        "",
+        "Written by `python3 tools/catalogue_coverage.py` from `nvidia-xid.yaml` (NVIDIA's",
+        "catalogue as facts, its sources in the file); `tests/test_catalogue.py` fails when",
+        "it is stale. Each code's kernel line (its real logged line where one was found,",
+        "`real`; else the driver's line format carrying the catalogue's name, `format`) is",
+        "matched by the built-in signatures; the one that would decide is shown with the",
+        "category and recovery it gives, and whether that recovery is what NVIDIA's",
+        "resolution bucket asks (a GPU reset, a reboot or support: the node is isolated;",
+        "RESTART_APP: a restart of the job or a fix, never a cordon; IGNORE: no failure).",
+        "",
+        f"Codes: {len(table)}; unused by NVIDIA: {tally['unused']}; read by a signature:",
+        f"{tally['read']}; agreeing with NVIDIA's bucket: {tally['agrees']}; differing:",
+        f"{tally['differs']}; not read: {tally['not read']}.",
+        "",
+        "Why a code is not read or differs: a code NVIDIA lists as `Unused` is never logged;",
+        "78 (vGPU start) belongs to virtual-GPU hosts, not training jobs; NVLink5 codes",
+        "144-150 are read from their real lines, which name the unit and say `Fatal` or",
+        "`Nonfatal` (`xid-nvlink5-fatal`, `-nonfatal`), words this table's format line for a",
+        "code without a real line lacks; SXid 12028's real line here is a `Data {...}`",
+        "continuation, read by its headline; codes 162-172 carry no bucket in the catalogue.",
+        "Xid 109 differs on purpose: NVIDIA says RESET_GPU, but in training jobs it follows",
+        "the process's own CUDA error on that GPU, which decides (its description says why).",
+        "Codes NVIDIA marks IGNORE are context (`info`): they never cordon a node.",
+        "",
+        "| code | NVIDIA's name | bucket | line | read as | agrees |",
+        "|---|---|---|---|---|---|",
+    ]
+    return "\n".join(head + ["| " + " | ".join(r) + " |" for r in table]) + "\n"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--check", action="store_true", help="fail if COVERAGE.md is stale")
+    args = ap.parse_args()
+    text = render()
+    if args.check:
+        current = OUT.read_text(encoding="utf-8") if OUT.exists() else ""
+        if current != text:
+            print(f"{OUT} is stale: run python3 tools/catalogue_coverage.py", file=sys.stderr)
+            return 1
+        return 0
+    OUT.write_text(text, encoding="utf-8")
+    print(text.split("\n\n")[2])
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
