@@ -81,8 +81,6 @@ def test_readme_states_the_xid_coverage_figures() -> None:
     read = [r for r in used if "| not read |" not in r]
     agree = [r for r in read if r.endswith("| yes |")]
     readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
-    said = (
-        f"of the {len(used)} codes NVIDIA uses, {len(read)} are read and {len(agree)} agree"
-    )
+    said = f"of the {len(used)} codes NVIDIA uses, {len(read)} are read and {len(agree)} agree"
     assert said in readme, said
     assert f"{len(used) - len(read)} are not read" in readme

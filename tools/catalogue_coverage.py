@@ -102,8 +102,10 @@ def rows() -> tuple[list[list[str]], Counter[str]]:
             else:
                 recovery = _recovery(sig) if sig.severity != "info" else "none"
                 verdict = f"`{sig.id}`: {sig.category}, {recovery}"
-                want = _AGREES.get(bucket) if kind == "Xid" else (
-                    _NODE if e.get("severity") == "fatal" else _JOB
+                want = (
+                    _AGREES.get(bucket)
+                    if kind == "Xid"
+                    else (_NODE if e.get("severity") == "fatal" else _JOB)
                 )
                 agrees = "yes" if want is None or recovery in want else "**no**"
                 tally["read"] += 1
