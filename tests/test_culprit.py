@@ -789,3 +789,47 @@ def test_silent_exit_a_worker_s_own_abort_notice_is_its_exit_not_a_cause(tmp_pat
     v = analyze(write_bundle(tmp_path, {"node-a.log": a, "node-b.log": b}), model=False)
     assert v.culprit_rule == "silent-exit" and v.category == "unknown", v.summary
     assert v.root_cause is not None and v.root_cause.rank == 3
+
+
+def _stopped_rank_bundle(tmp_path: Path, stuck_times_out: bool) -> Path:
+    """Two nodes of two ranks in one host file each: ranks 0, 1 and 3 time out in a gloo
+    recv; rank 2 says nothing, ignores its agent's SIGTERM and is SIGKILLed 30 s later
+    (the lines' forms are torchelastic's and gloo's)."""
+    api = "site-packages/torch/distributed/elastic/multiprocessing/api.py"
+    timeout = (
+        "[rank{r}]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/"
+        "unbound_buffer.cc:78] Timed out waiting 40000ms for recv operation to complete"
+    )
+    term = f"W1207 12:39:51.197000 21007 {api}:1028] Sending process 21177 closing signal SIGTERM"
+    killed = "  exitcode  : -9 (pid: 21177)  (SIGKILL)"
+    # progress a plain print gives, naming no rank: which rank stopped is not measured
+    step = "2026-12-07T12:39:09.5{n}Z epoch 0 iter 40 loss 0.25"
+    a = [step.format(n=1), timeout.format(r=0), timeout.format(r=1)]
+    b = [step.format(n=2), timeout.format(r=3), term, "  rank      : 2 (local_rank: 0)"]
+    if stuck_times_out:
+        b.append(timeout.format(r=2))
+    b.append(killed)
+    return write_bundle(tmp_path, {"node-a/launcher.log": a, "node-b/launcher.log": b})
+
+
+def test_deciding_a_sigkill_after_the_launchers_sigterm_is_its_escalation(
+    tmp_path: Path,
+) -> None:
+    """torchelastic SIGKILLs a worker its SIGTERM did not stop: that -9 is the launcher's,
+    never read as the bare SIGKILL of a host OOM (b4 first look, run-02's class)."""
+    v = analyze(_stopped_rank_bundle(tmp_path, stuck_times_out=True), model=False, failed=True)
+    assert v.category != "host_oom", v.summary
+
+
+def test_unresponsive_the_rank_its_launcher_had_to_kill_while_the_others_timed_out_hangs(
+    tmp_path: Path,
+) -> None:
+    v = analyze(_stopped_rank_bundle(tmp_path, stuck_times_out=False), model=False, failed=True)
+    assert v.culprit_rule == "unresponsive" and v.category == "hang", v.summary
+    assert v.recovery == "hang_restart" and "unresponsive" in v.reasons
+    assert v.root_cause is not None and v.root_cause.rank == 2
+    # a rank that reported the timeout itself only waited: no rank is shown stuck
+    again = analyze(
+        _stopped_rank_bundle(tmp_path / "x", stuck_times_out=True), model=False, failed=True
+    )
+    assert again.culprit_rule != "unresponsive"

@@ -96,7 +96,10 @@ def deciding(ev: Evidence) -> list[Hit]:
     run (or its worker group) finished, only a cause can make it a failure: teardown and
     timeouts around a successful elastic restart are not one. Once every rank logged its
     last step (`step 120/120`), a lost connection or a timeout after it is shutdown noise.
+    A SIGKILL of a process its launcher had sent a closing signal is the launcher's own
+    escalation (torchelastic kills what its SIGTERM did not stop), not an OOM kill.
     """
+    signalled = _signalled(ev)
     out = [
         h
         for h in ev.candidates
@@ -104,6 +107,7 @@ def deciding(ev: Evidence) -> list[Hit]:
         and ev.counts.get(h.signature.id, 0) >= h.signature.min_count
         and (h.signature.id, *h.stream_key) not in ev.survived
         and ev.in_span(h)
+        and not _escalated(h, signalled)
     ]
     if ev.completed:
         out = [h for h in out if h.signature.role == "cause"]
@@ -111,6 +115,28 @@ def deciding(ev: Evidence) -> list[Hit]:
     if finished is not None:  # every rank reached its last step: the run trained to its end
         out = [h for h in out if not _shutdown_noise(h, finished, ev)]
     return out
+
+
+def _signalled(ev: Evidence) -> set[tuple[str | None, str]]:
+    """The (host, pid) of every process a launcher sent its closing signal (`Sending
+    process P closing signal SIGTERM`)."""
+    return {
+        (h.host, h.captures["pid"])
+        for h in ev.candidates
+        if h.signature.category == "preempted" and "pid" in h.captures
+    }
+
+
+def _escalated(hit: Hit, signalled: set[tuple[str | None, str]]) -> bool:
+    """A bare SIGKILL (`exitcode: -9`, `Signal 9 (SIGKILL) received by PID`) of a pid the
+    launcher had asked to stop: the kill is the launcher's, after its grace period."""
+    pid = hit.captures.get("pid")
+    return (
+        pid is not None
+        and hit.signature.category == "host_oom"
+        and "SIGKILL" in hit.signature.title
+        and (hit.host, pid) in signalled
+    )
 
 
 # what processes print while a finished job's ranks and agents shut down in some order
@@ -199,8 +225,9 @@ def _rule_deciding(walk: Walk) -> Culprit | None:
     """Only lines allowed to decide: never `info`; a `min_count` signature only when it
     matched that often; not a cause its own stream trained past (two steps); not a kernel
     or system log's line dated outside the job's span (an old Xid in a kernel log
-    collected whole, a sidecar's later copy); after a completion marker only causes; a
-    lost connection or a timeout after every rank logged its last step is shutdown."""
+    collected whole, a sidecar's later copy); not the SIGKILL with which a launcher ends a
+    process that ignored its SIGTERM; after a completion marker only causes; a lost
+    connection or a timeout after every rank logged its last step is shutdown."""
     walk.hits = deciding(walk.ev)
     return None
 
@@ -256,6 +283,33 @@ def _rule_lags(walk: Walk) -> Culprit | None:
     others waited in the next one, a hang of the rank furthest behind."""
     behind = _lagging(walk.hits)
     return Culprit(behind[0], None, "lags", lag=behind[1]) if behind is not None else None
+
+
+def _rule_unresponsive(walk: Walk) -> Culprit | None:
+    """Only symptoms decide (the others' collective timeouts), and one rank that reported
+    none of them had to be killed by its launcher after it ignored the closing SIGTERM: a
+    process that answers no signal is stuck (stopped, in uninterruptible I/O, deadlocked),
+    and the others timed out waiting for it: a hang of that rank."""
+    if walk.hits[0].signature.role == "cause":
+        return None
+    # the ranks that reported a failure of their own (the launcher's SIGTERM to a rank is
+    # attributed to that rank, and says nothing of it)
+    spoke = {
+        h.rank
+        for h in walk.hits
+        if h.signature.role in ("cause", "symptom") and h.signature.category != "preempted"
+    }
+    if not any(h.signature.category == "collective_timeout" for h in walk.hits):
+        return None
+    signalled = _signalled(walk.ev)
+    killed = [
+        h
+        for h in walk.ev.candidates
+        if _escalated(h, signalled) and h.rank is not None and h.rank not in spoke
+    ]
+    if not killed:
+        return None
+    return Culprit(min(killed, key=time_key), None, "unresponsive", reading="hang")
 
 
 def _rule_best(walk: Walk) -> Culprit | None:
@@ -389,6 +443,7 @@ RULES: tuple[CulpritRule, ...] = (
     CulpritRule("busy", "decides", _rule_busy),
     CulpritRule("stuck", "decides", _rule_stuck),
     CulpritRule("lags", "decides", _rule_lags),
+    CulpritRule("unresponsive", "decides", _rule_unresponsive),
     CulpritRule("best", "refines", _rule_best),
     CulpritRule("node-line", "refines", _rule_node_line),
     CulpritRule("located", "refines", _rule_located),
@@ -904,11 +959,7 @@ def _silent_exit(root: Hit, hits: list[Hit], ev: Evidence) -> Hit | None:
     spoke = {h.rank for h in hits if h.signature.role in ("cause", "symptom") and not _death(h)}
     # the pids a launcher sent its teardown signal to: any other worker's SIGTERM came
     # from outside the job
-    signalled = {
-        (h.host, h.captures["pid"])
-        for h in ev.candidates
-        if h.signature.category == "preempted" and "pid" in h.captures
-    }
+    signalled = _signalled(ev)
     exits = [
         h
         for h in ev.candidates

@@ -156,6 +156,13 @@ def _waited(culprit: Culprit | None, spread_: Spread | None, lang: str) -> str:
     return say("reason.waits-end", lang, rank=culprit.rank, chains="; ".join(chains(spread_.waits)))
 
 
+def _unresponsive(culprit: Culprit, lang: str) -> str:
+    """Reason `unresponsive`: the rank its launcher had to kill (rule `unresponsive`)."""
+    if culprit.rule != "unresponsive":
+        return ""
+    return say("reason.unresponsive", lang, rank=culprit.rank)
+
+
 def _lagged(lag: Lag | None, lang: str) -> str:
     """Reason `lag`: for a rank behind its process group (rule `lags`), the numbers the
     verdict rests on."""
@@ -718,7 +725,7 @@ def decide(
     rest = [f for f in findings if f not in root_first]
     ordered = tuple((root_first + rest)[:MAX_FINDINGS])
     confidence = _confidence(root, deciding_hits)
-    if lag is not None or (
+    if lag is not None or culprit.rule == "unresponsive" or (
         (culprit.rule == "stuck" or sig.category == "hang")
         and _others_wait(culprit.rank, deciding_hits)
     ):  # the logs show the others waiting for the root's rank
@@ -732,6 +739,7 @@ def decide(
             ("found", _summary(culprit, findings, lang, category, kinds)),
             ("waits-end", _waited(culprit, spread_, lang)),
             ("lag", _lagged(lag, lang)),
+            ("unresponsive", _unresponsive(culprit, lang)),
             ("idle-wait", _idle_summary(idle, lang) if idle else ""),
             ("weak-evidence", _guess(confidence, lang)),
         ),

@@ -21,6 +21,12 @@ TEXT: dict[str, tuple[str, str]] = {
         " The ranks' waits end at rank {rank}: {chains}.",
         " 各 rank 的等待链止于 rank {rank}：{chains}。",
     ),
+    "reason.unresponsive": (
+        " Rank {rank} reported no timeout while the others did, and answered its launcher's "
+        "SIGTERM only when killed: it was stuck, and the others waited for it.",
+        " rank {rank} 没有报告超时而其他 rank 报告了，并且对启动器的 SIGTERM 无响应，"
+        "直到被强制终止：它卡住了，其他 rank 在等它。",
+    ),
     "reason.lag": (
         " Rank {rank} last enqueued collective {enqueued}; ranks {ahead} enqueued "
         "{ahead_enqueued} and wait in it: rank {rank} stopped issuing collectives.",
