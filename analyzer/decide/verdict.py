@@ -725,9 +725,13 @@ def decide(
     rest = [f for f in findings if f not in root_first]
     ordered = tuple((root_first + rest)[:MAX_FINDINGS])
     confidence = _confidence(root, deciding_hits)
-    if lag is not None or culprit.rule == "unresponsive" or (
-        (culprit.rule == "stuck" or sig.category == "hang")
-        and _others_wait(culprit.rank, deciding_hits)
+    if (
+        lag is not None
+        or culprit.rule == "unresponsive"
+        or (
+            (culprit.rule == "stuck" or sig.category == "hang")
+            and _others_wait(culprit.rank, deciding_hits)
+        )
     ):  # the logs show the others waiting for the root's rank
         confidence = max(confidence, _STUCK_CONFIDENCE)
     return verdict(
