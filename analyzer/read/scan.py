@@ -535,7 +535,9 @@ class StreamScanner:
                 if not first and stop_at is not None and time.monotonic() > stop_at:
                     feed.fs.error = DEADLINE_REACHED
                     break
-                if not first:  # from the second block on, a block is cut at the deadline
+                if not first or path is not None:
+                    # a block is cut at the deadline: a file's first one too (only stdin's
+                    # first bytes must be read whole: they may never come again)
                     self._stop_at = stop_at
                 first = False
                 want = BLOCK
