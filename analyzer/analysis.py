@@ -493,14 +493,15 @@ class Analyzer:
         """Whether a completion marker was read (the run, or its worker group, finished)."""
         return self.collector.completed
 
-    def stalls(self, end: LogTime, fraction: float = 1.0) -> list[Stall]:
-        """The streams stalled at `end`, their ranks resolved, by `fraction` of the hang
-        thresholds (a live watch suspects a hang at half): what the timeline measures,
-        not yet a verdict (only the culprit table confirms a hang)."""
+    def stalls(self, end: LogTime, *fractions: float) -> list[list[Stall]]:
+        """The streams stalled at `end`, their ranks resolved once, by each fraction of the
+        hang thresholds (a live watch suspects a hang at half and looks for one at the
+        full thresholds): what the timeline measures, not yet a verdict (only the culprit
+        table confirms a hang)."""
         s = self.settings
         timeline = self.collector.timeline
         timeline.resolve(self.model())
-        return timeline.stalls(end, s.hang_factor * fraction, s.hang_min_gap * fraction)
+        return [timeline.stalls(end, s.hang_factor * f, s.hang_min_gap * f) for f in fractions]
 
     def readiness(self, scenario: Scenario | None = None) -> Readiness:
         """Whether the job is set up so that recovery can work (analyzer.decide.readiness), on

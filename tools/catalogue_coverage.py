@@ -24,8 +24,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from analyzer.analysis import Settings  # noqa: E402
+from analyzer.job.correlate import ROLE_RANK, SEVERITY_RANK  # noqa: E402
 from analyzer.rules.taxonomy import CATEGORIES  # noqa: E402
-from analyzer.types import ROLES, Signature  # noqa: E402
+from analyzer.types import Signature  # noqa: E402
 
 CATALOGUE = REPO / "patterns" / "catalogues" / "nvidia-xid.yaml"
 OUT = REPO / "patterns" / "catalogues" / "COVERAGE.md"
@@ -74,8 +75,7 @@ def _reading(matches: list[tuple[Signature, dict[str, str]]]) -> Signature | Non
     ranked = [s for s, _ in matches if s.role in ("cause", "symptom", "confirmation")]
     if not ranked:
         return None
-    sev = ("fatal", "error", "warning", "info")
-    return min(ranked, key=lambda s: (ROLES.index(s.role), sev.index(s.severity)))
+    return min(ranked, key=lambda s: (ROLE_RANK[s.role], SEVERITY_RANK[s.severity]))
 
 
 def _recovery(sig: Signature) -> str:

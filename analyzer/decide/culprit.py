@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from ..job import stacks
@@ -67,13 +67,19 @@ class Culprit:
 
     @property
     def rank(self) -> int | None:
-        who = self.who
-        return who.rank if who is not None else self.hit.rank if self.hit else None
+        return _at_fault(self.hit, self.blamed)[0]
 
     @property
     def host(self) -> str | None:
-        who = self.who
-        return who.host if who is not None else self.hit.host if self.hit else None
+        return _at_fault(self.hit, self.blamed)[1]
+
+
+def _at_fault(hit: Hit | None, blamed: Identity | None) -> tuple[int | None, str | None]:
+    """The rank and host at fault: the blamed identity's where a rule placed the line,
+    else the line's own (the job model's resolution)."""
+    if blamed is not None:
+        return blamed.rank, blamed.host
+    return (hit.rank, hit.host) if hit is not None else (None, None)
 
 
 @dataclass(frozen=True)
@@ -86,7 +92,7 @@ class Lost:
     reported: Hit
 
 
-def deciding(ev: Evidence) -> list[Hit]:
+def deciding(ev: Evidence, signalled: set[tuple[str | None, str]]) -> list[Hit]:
     """Rule `deciding`: the candidates allowed to decide the verdict.
 
     `info` lines are context. A signature with `min_count` decides only when it matched
@@ -96,10 +102,10 @@ def deciding(ev: Evidence) -> list[Hit]:
     run (or its worker group) finished, only a cause can make it a failure: teardown and
     timeouts around a successful elastic restart are not one. Once every rank logged its
     last step (`step 120/120`), a lost connection or a timeout after it is shutdown noise.
-    A SIGKILL of a process its launcher had sent a closing signal is the launcher's own
-    escalation (torchelastic kills what its SIGTERM did not stop), not an OOM kill.
+    A SIGKILL of a process its launcher had sent a closing signal (`signalled`) is the
+    launcher's own escalation (torchelastic kills what its SIGTERM did not stop), not an
+    OOM kill.
     """
-    signalled = _signalled(ev)
     out = [
         h
         for h in ev.candidates
@@ -134,7 +140,7 @@ def _escalated(hit: Hit, signalled: set[tuple[str | None, str]]) -> bool:
     return (
         pid is not None
         and hit.signature.category == "host_oom"
-        and "SIGKILL" in hit.signature.title
+        and hit.signature.blame != "node"  # the kernel's OOM killer is the node's own word
         and (hit.host, pid) in signalled
     )
 
@@ -182,6 +188,8 @@ class Walk:
     root: Hit | None = None
     rule: str = ""
     blamed: Identity | None = None
+    # the (host, pid) of the processes a launcher sent its closing signal, read once
+    signalled: set[tuple[str | None, str]] = field(default_factory=set)
 
     def move(self, root: Hit, rule: str, blamed: Identity | None = None) -> None:
         self.root, self.rule, self.blamed = root, rule, blamed
@@ -189,15 +197,11 @@ class Walk:
     @property
     def rank(self) -> int | None:
         """The root's rank: the blamed one where a rule placed it."""
-        if self.blamed is not None:
-            return self.blamed.rank
-        return self.root.rank if self.root is not None else None
+        return _at_fault(self.root, self.blamed)[0]
 
     @property
     def host(self) -> str | None:
-        if self.blamed is not None:
-            return self.blamed.host
-        return self.root.host if self.root is not None else None
+        return _at_fault(self.root, self.blamed)[1]
 
 
 RuleKind = Literal["filter", "decides", "refines"]
@@ -228,7 +232,7 @@ def _rule_deciding(walk: Walk) -> Culprit | None:
     collected whole, a sidecar's later copy); not the SIGKILL with which a launcher ends a
     process that ignored its SIGTERM; after a completion marker only causes; a lost
     connection or a timeout after every rank logged its last step is shutdown."""
-    walk.hits = deciding(walk.ev)
+    walk.hits = deciding(walk.ev, walk.signalled)
     return None
 
 
@@ -301,11 +305,10 @@ def _rule_unresponsive(walk: Walk) -> Culprit | None:
     }
     if not any(h.signature.category == "collective_timeout" for h in walk.hits):
         return None
-    signalled = _signalled(walk.ev)
     killed = [
         h
         for h in walk.ev.candidates
-        if _escalated(h, signalled) and h.rank is not None and h.rank not in spoke
+        if _escalated(h, walk.signalled) and h.rank is not None and h.rank not in spoke
     ]
     if not killed:
         return None
@@ -401,7 +404,7 @@ def _rule_silent_exit(walk: Walk) -> Culprit | None:
     SIGTERM its launcher never sent) without a cause or symptom of its own: that worker is
     the culprit; what it died of is unknown, or `preempted` for a SIGTERM from outside."""
     assert walk.root is not None
-    exited = _silent_exit(walk.root, walk.hits, walk.ev)
+    exited = _silent_exit(walk.root, walk.hits, walk.ev, walk.signalled)
     if exited is None:
         return None
     outside = _exit_code(exited) == -15  # only a signal from outside passes as a teardown
@@ -459,16 +462,22 @@ RULES: tuple[CulpritRule, ...] = (
 
 def choose(ev: Evidence) -> Culprit | None:
     """The root cause by the table RULES; None when nothing decides."""
-    walk = Walk(ev, [])
+    return walk_table(ev)[0]
+
+
+def walk_table(ev: Evidence) -> tuple[Culprit | None, list[Hit]]:
+    """The root cause by the table RULES (None when nothing decides), and the lines rule
+    `deciding` let decide (the verdict's confidence and spread read them too)."""
+    walk = Walk(ev, [], signalled=_signalled(ev))
     for rule in RULES:
         if rule.needs_lines and not walk.hits:
             continue
         found = rule.run(walk)
         if found is not None:
-            return found
+            return found, walk.hits
     if walk.root is None:
-        return None
-    return Culprit(walk.root, None, walk.rule, blamed=walk.blamed)
+        return None, walk.hits
+    return Culprit(walk.root, None, walk.rule, blamed=walk.blamed), walk.hits
 
 
 # Families whose lines a rank prints when its device fails under it (the CUDA or NCCL
@@ -940,7 +949,9 @@ def _death(hit: Hit) -> bool:
     return hit.signature.family == "system" and hit.signature.category == "unknown"
 
 
-def _silent_exit(root: Hit, hits: list[Hit], ev: Evidence) -> Hit | None:
+def _silent_exit(
+    root: Hit, hits: list[Hit], ev: Evidence, signalled: set[tuple[str | None, str]]
+) -> Hit | None:
     """Rule `silent-exit`: a worker that exited with an error code and said nothing,
     while the others only report losing a peer (gloo's `Connection closed by peer`,
     NCCL's `remote process exited`) or are torn down by the launcher (`Sending process P
@@ -957,9 +968,7 @@ def _silent_exit(root: Hit, hits: list[Hit], ev: Evidence) -> Hit | None:
     if any(h.signature.category not in _EXIT_ECHOES for h in others):
         return None  # symptoms of another kind (timeouts): not only echoes of an exit
     spoke = {h.rank for h in hits if h.signature.role in ("cause", "symptom") and not _death(h)}
-    # the pids a launcher sent its teardown signal to: any other worker's SIGTERM came
-    # from outside the job
-    signalled = _signalled(ev)
+    # a worker's SIGTERM that its launcher did not send came from outside the job
     exits = [
         h
         for h in ev.candidates

@@ -40,7 +40,7 @@ from ..types import (
 )
 from ..unknowns.classifier import Model
 from ..unknowns.region import ErrorLines, error_looking, harmless, warning_only
-from .culprit import Culprit, Lag, Lost, chains, choose, deciding, spread
+from .culprit import Culprit, Lag, Lost, chains, spread, walk_table
 
 MAX_FINDINGS = 200
 # The classifier decides only at or above this calibrated probability; below it the
@@ -583,8 +583,7 @@ def decide(
     `formats`: the job's line formats (the classifier reads messages without them). The
     summary also names an alarming line set aside as outside the job's span.
     """
-    deciding_hits = deciding(ev)
-    culprit = choose(ev)
+    culprit, deciding_hits = walk_table(ev)
     spread_ = spread(ev, deciding_hits, culprit)
     verdict = partial(
         _with_targets,

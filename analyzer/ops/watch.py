@@ -221,12 +221,12 @@ class Watcher:
         end = LogTime(self._now().replace(tzinfo=timezone.utc).timestamp())
         out = []
         seen = self._reported.suspected
-        for st in self.job.stalls(end, 0.5):
+        suspected, stalls = self.job.stalls(end, 0.5, 1.0)
+        for st in suspected:
             key = (st.stream.file, st.stream.rank)  # by name: a rotated log is the same
             if key not in seen:
                 seen.add(key)
                 out.append(WatchEvent("hang_suspected", stamp, _stalled(st)))
-        stalls = self.job.stalls(end)
         if not stalls or self._reported.confirmed:
             return out
         v = verdict()

@@ -53,6 +53,8 @@ _BINARY_MAGIC = (
     b"MZ",
 )
 _ZIP_EXT = (".zip",)
+# a compression suffix, which a name's archive suffix comes before (`logs.zip.gz`)
+_COMPRESSED = re.compile(r"\.(?:gz|bz2|xz|zst)$")
 _TEXT_BYTES = bytes([8, 9, 10, 11, 12, 13, 27, *range(32, 127), *range(128, 256)])
 # NULs a log holds come in runs: a page zero-filled by a crash, the hole copytruncate
 # leaves before a writer's offset. Binary data and UTF-16 have them scattered.
@@ -387,7 +389,7 @@ def _streams_of(
                 return
             if _is_tar(head):
                 members = tar_members(_Prefixed(head, raw))  # type: ignore[arg-type]
-            elif not re.sub(r"\.(?:gz|bz2|xz|zst)$", "", name.lower()).endswith(_ZIP_EXT):
+            elif not _COMPRESSED.sub("", name.lower()).endswith(_ZIP_EXT):
                 notes.skip(name, "zip container (not a .zip archive of logs)")
                 return
             elif plain is not None:  # a zip file on disk, read where it lies
