@@ -833,3 +833,82 @@ def test_unresponsive_the_rank_its_launcher_had_to_kill_while_the_others_timed_o
         _stopped_rank_bundle(tmp_path / "x", stuck_times_out=True), model=False, failed=True
     )
     assert again.culprit_rule != "unresponsive"
+
+
+def _report(entries: list[tuple[str, int, str]], first: tuple[str, int, str]) -> list[str]:
+    """torchelastic's ChildFailedError report: `entries` under `Failures:` and `first`
+    under `Root Cause (first observed failure)`, each (time, rank, exit code) on host
+    node-a with pid 4000 + rank, as torch 2.x prints it."""
+
+    def entry(i: int, at: str, rank: int, code: str) -> list[str]:
+        sig = {"-9": "Signal 9 (SIGKILL)", "-15": "Signal 15 (SIGTERM)", "-6": "Signal 6 (SIGABRT)"}
+        return [
+            f"[{i}]:",
+            f"  time      : 2026-09-07_{at}",
+            "  host      : node-a",
+            f"  rank      : {rank} (local_rank: {rank})",
+            f"  exitcode  : {code} (pid: {4000 + rank})",
+            "  error_file: <N/A>",
+            f"  traceback : {sig[code]} received by PID {4000 + rank}"
+            if code in sig
+            else "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html",
+        ]
+
+    out = [
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
+        "============================================================",
+        "train.py FAILED",
+        "------------------------------------------------------------",
+        "Failures:",
+    ]
+    for i, e in enumerate(entries, 1):
+        out += entry(i, *e)
+    out += ["------------------------------------------------------------"]
+    out += ["Root Cause (first observed failure):", *entry(0, *first)]
+    return [*out, "============================================================"]
+
+
+def test_deciding_a_report_entry_after_its_first_failure_is_the_teardown(tmp_path: Path) -> None:
+    """A SIGKILL the report lists 30 s after the first observed failure is the launcher's
+    kill after its SIGTERM grace, not a host OOM; the report's wrapper is placed on the
+    worker it names as first to fail (b5 first look, asc-03's class)."""
+    logs = write_bundle(
+        tmp_path,
+        {
+            "train.log": _report(
+                [("13:03:29", 0, "-9"), ("13:03:29", 2, "-15")], ("13:02:58", 1, "1")
+            )
+        },
+    )
+    v = analyze(logs, model=False)
+    assert v.category == "unknown", v.summary
+    assert v.root_cause is not None and v.root_cause.rank == 1, v.root_cause
+
+
+def test_deciding_a_first_failure_that_was_torn_down_itself_is_not_trusted(tmp_path: Path) -> None:
+    """torchelastic dates a worker by its error file where it wrote one: a rank that
+    answered the teardown's SIGTERM can be named first although another was SIGKILLed
+    before; the kill stays the evidence."""
+    logs = write_bundle(
+        tmp_path,
+        {"train.log": _report([("16:59:43", 3, "-9")], ("16:59:42", 2, "-15"))},
+    )
+    v = analyze(logs, model=False)
+    assert v.category == "host_oom" and v.root_cause is not None and v.root_cause.rank == 3
+
+
+def test_silent_exit_the_reports_first_failure_under_the_teardown(tmp_path: Path) -> None:
+    """Only the launcher's teardown decides, and its report names the worker that died of
+    SIGABRT first: that worker is the culprit (b5 first look, gpu-10's class)."""
+    teardown = (
+        "W0726 10:59:50.786825 140538811684672 torch/distributed/elastic/multiprocessing/"
+        "api.py:858] Sending process {pid} closing signal SIGTERM"
+    )
+    lines = _report([], ("10:59:45", 10, "-6"))
+    lines = [x for x in lines if x != "[1]:"]
+    logs = write_bundle(
+        tmp_path, {"slurm.out": [teardown.format(pid=147865), teardown.format(pid=147866), *lines]}
+    )
+    v = analyze(logs, model=False)
+    assert v.culprit_rule == "silent-exit" and v.category == "unknown", v.summary
+    assert v.root_cause is not None and v.root_cause.rank == 10

@@ -20,7 +20,7 @@ from typing import Literal
 
 from ..job import stacks
 from ..job.correlate import ROLE_RANK, Evidence, time_key
-from ..job.model import placed, short
+from ..job.model import Record, placed, short
 from ..job.timeline import Busy, Stall, same_process
 from ..types import Hit, Identity, Reported, Spread
 
@@ -114,6 +114,7 @@ def deciding(ev: Evidence, signalled: set[tuple[str | None, str]]) -> list[Hit]:
         and (h.signature.id, *h.stream_key) not in ev.survived
         and ev.in_span(h)
         and not _escalated(h, signalled)
+        and not _after_first_failure(h, ev)
     ]
     if ev.completed:
         out = [h for h in out if h.signature.role == "cause"]
@@ -143,6 +144,28 @@ def _escalated(hit: Hit, signalled: set[tuple[str | None, str]]) -> bool:
         and hit.signature.blame != "node"  # the kernel's OOM killer is the node's own word
         and (hit.host, pid) in signalled
     )
+
+
+def _after_first_failure(hit: Hit, ev: Evidence) -> bool:
+    """An entry of a launcher's failure report other than the one the report itself
+    names as the first observed failure (torchelastic's `Root Cause`): what befell that
+    worker came after (a -9 thirty seconds later is the teardown's SIGKILL)."""
+    rec = ev.job.record_at(hit.file_index, hit.line, hit.who)
+    if rec is None or "rank" not in rec.fields or "first_failure" in rec.fields:
+        return False
+    first = _first_failure(hit, ev)
+    return first is not None and first.fields["rank"] != rec.fields["rank"]
+
+
+def _first_failure(hit: Hit, ev: Evidence) -> Record | None:
+    """The first observed failure a launcher's report names (analyzer.job.model), unless
+    that worker was torn down itself: torchelastic dates a worker by its error file where
+    it wrote one, so a SIGTERM'd rank's own record can predate the kill it answered."""
+    first = ev.job.first_failure(hit.file_index, hit.line)
+    code = first.fields.get("exitcode") if first is not None else None
+    if code is None or int(code) not in _TEARDOWN_EXITS:
+        return first
+    return None
 
 
 # what processes print while a finished job's ranks and agents shut down in some order
@@ -230,7 +253,8 @@ def _rule_deciding(walk: Walk) -> Culprit | None:
     matched that often; not a cause its own stream trained past (two steps); not a kernel
     or system log's line dated outside the job's span (an old Xid in a kernel log
     collected whole, a sidecar's later copy); not the SIGKILL with which a launcher ends a
-    process that ignored its SIGTERM; after a completion marker only causes; a lost
+    process that ignored its SIGTERM; not an entry of a launcher's failure report other
+    than the first observed failure it names; after a completion marker only causes; a lost
     connection or a timeout after every rank logged its last step is shutdown."""
     walk.hits = deciding(walk.ev, walk.signalled)
     return None
@@ -337,6 +361,8 @@ def _rule_node_line(walk: Walk) -> Culprit | None:
 def _rule_located(walk: Walk) -> Culprit | None:
     """A line with no rank gives way to the same signature's line with one (torchelastic
     prints a failure once bare and once in its table), else takes the rank (and host) of
+    the worker its launcher's failure report names as the first observed failure
+    (torchelastic's `Root Cause` record, when the line is that report's), else of
     the line right after it that reports the same failure of a named rank, unless it is
     a job-level event, else of the one rank anywhere in the job that reports the same
     kind of failure (a scheduler's OOM event and one rank's SIGKILL)."""
@@ -347,6 +373,11 @@ def _rule_located(walk: Walk) -> Culprit | None:
     located = [h for h in hits if h.signature is root.signature and h.rank is not None]
     if located:
         walk.move(located[0], "located")
+        return None
+    first = _first_failure(root, walk.ev)
+    if first is not None:  # a launcher's report: the worker it names as first to fail
+        rank = int(first.fields["rank"])
+        walk.move(root, "located", placed(root, rank, walk.host or first.fields.get("host")))
         return None
     echo = _next_report(root, hits) or _sole_report(root, hits)
     if echo is not None:

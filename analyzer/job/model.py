@@ -198,6 +198,7 @@ class JobBuilder:
             and last.file_index == file_index
             and 0 <= line - last.last <= _BLOCK_GAP
             and not (set(fields) & set(last.fields))
+            and "first_failure" not in fields  # a first failure's header opens its record
         ):
             last.fields.update(fields)
             last.last = line
@@ -648,9 +649,33 @@ class JobModel:
             return None
         before, after = _RECORD_REACH
         k = bisect.bisect_right(self._starts[file_index], line + before)
-        for r in reversed(records[max(0, k - 2) : k]):
-            if r.first - before <= line <= r.last + after and r.who.slot == who.slot:
-                return r
+        near = [
+            r
+            for r in records[max(0, k - 2) : k]
+            if r.first - (0 if "first_failure" in r.fields else before) <= line <= r.last + after
+            and r.who.slot == who.slot
+        ]
+        # the nearest: a table's `traceback :` line ends the entry above it, its `[3]:`
+        # and `time :` lines open the entry below (a tie goes to the entry above); a
+        # first failure's record begins at its header
+        return min(near, key=lambda r: max(r.first - line, line - r.last, 0), default=None)
+
+    def first_failure(self, file_index: int, line: int) -> Record | None:
+        """The first observed failure of the failure report a line belongs to
+        (torchelastic's `Root Cause (first observed failure)` record): the launcher's own
+        word on which worker failed first. The report runs from the line through its
+        records, each within a few lines of the one before, to that record."""
+        records = self._blocks.get(file_index, ())
+        k = bisect.bisect_right(self._starts.get(file_index, ()), line)
+        if k > 0 and records[k - 1].last >= line:
+            k -= 1  # the line sits inside a record
+        pos = line
+        for r in records[k:]:
+            if r.first - pos > _BLOCK_GAP:
+                return None
+            if "first_failure" in r.fields:
+                return r if "rank" in r.fields else None
+            pos = r.last
         return None
 
     def _rank(self, file_index: int, who: Who, rec: Record | None) -> tuple[int | None, int | None]:

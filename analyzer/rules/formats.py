@@ -44,6 +44,8 @@ FIELDS = frozenset(
         "local_ranks",
         "global_ranks",
         "host_ranks",
+        "first_failure",
+        "exitcode",
     }
 )
 # the groups a timestamp form may name (patterns/formats/formats.yaml, `timestamps:`);
