@@ -237,3 +237,44 @@ def test_a_last_line_that_looks_like_no_error_is_never_cited(tmp_path: Path) -> 
     v = analyze(tmp_path)
     assert v.category == "none" and v.decided_by == "none"
     assert v.model is None or not v.model.decided
+
+
+def test_a_frameworks_list_of_possible_causes_is_not_read() -> None:
+    """Ray lists what might have killed an actor after saying it died: the model reads
+    the death, not the guesses (b5 first look, gpu-09: read as a host OOM)."""
+    from analyzer.unknowns.masking import mask
+
+    line = (
+        "The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR "
+        "Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of "
+        "file. There are some potential root causes. (1) The process is killed by SIGKILL by "
+        "OOM killer due to high memory usage. (2) ray stop --force is called."
+    )
+    masked = mask(line)
+    assert "SYSTEM_ERROR" in masked and "OOM" not in masked and "SIGKILL" not in masked
+    assert mask("CUDA error: out of memory") == "CUDA error: out of memory"
+
+
+@pytest.mark.parametrize(
+    "line, where",
+    [
+        ("Traceback (most recent call last):", True),
+        ("[rank3]: Traceback (most recent call last):", True),
+        ('  File "/data/LLaMA-Factory/src/llamafactory/launcher.py", line 5, in launch', True),
+        ('[rank3]:   File "/root/train.py", line 22, in <module>', True),
+        (
+            "frame #1: c10d::ProcessGroupNCCL::checkForNCCLErrorsInternal(std::shared_ptr"
+            "<c10d::NCCLComm>&) + 0x220 (0x7fc0e54df7f0 in /x/libtorch_cuda.so)",
+            True,
+        ),
+        ("[rank0]: RuntimeError: setup failed!", False),
+        ("RuntimeError: File not found: /data/x.bin", False),
+        ("OSError: [Errno 5] Input/output error: 'File \"x\", line 3'", False),
+    ],
+)
+def test_a_traceback_header_or_frame_says_only_where(line: str, where: bool) -> None:
+    """The model never cites a line that only says where (b5 first look, asc-07: a
+    traceback cut before its error was read as a code bug)."""
+    from analyzer.unknowns.region import where_only
+
+    assert where_only(line) is where

@@ -39,7 +39,7 @@ from ..types import (
     Verdict,
 )
 from ..unknowns.classifier import Model
-from ..unknowns.region import ErrorLines, error_looking, harmless, warning_only
+from ..unknowns.region import ErrorLines, error_looking, harmless, warning_only, where_only
 from .culprit import Culprit, Lag, Lost, chains, spread, walk_table
 
 MAX_FINDINGS = 200
@@ -383,6 +383,10 @@ def model_region(errors: ErrorLines | None, ev: Evidence) -> tuple[list[ErrorLin
     return (after, True) if after else (region, False)
 
 
+# a line indented under its prefix (`[rank3]:     run_exp()`): a frame's source line
+_INDENTED = re.compile(r"(?:\S*\]:)?\s")
+
+
 def _ask_model(
     model: Model | None,
     errors: ErrorLines | None,
@@ -411,7 +415,18 @@ def _ask_model(
         and pred.probability >= MODEL_THRESHOLD
         and not measured
     )
-    line = region[model.strongest_line(messages, pred.category)] if sure else None
+    # it cites a line that says what failed, never one that only says where (a
+    # traceback's header or frame: an excerpt cut before the error names no cause)
+    frames = {(x.file, x.line) for x in region if where_only(x.text)}
+    stating = [
+        i
+        for i, x in enumerate(region)
+        if (x.file, x.line) not in frames
+        and not ((x.file, x.line - 1) in frames and _INDENTED.match(x.text))  # a frame's code
+    ]
+    line = (
+        region[model.strongest_line(messages, pred.category, stating)] if sure and stating else None
+    )
     # the line it would cite must state a failure (analyzer.unknowns.region): never one that calls
     # itself harmless or that a signature knows as context; a warning, or a last line that
     # does not look like an error at all, only when the caller knows the job failed

@@ -131,12 +131,12 @@ class Model:
         (best, p), rest = ranked[0], ranked[1:4]
         return Prediction(best, p, tuple((c, round(q, 4)) for c, q in rest))
 
-    def strongest_line(self, messages: Sequence[str], category: str) -> int:
-        """The index of the line that alone argues most for `category`: the evidence to
-        show a person, since a model's verdict must still point at a line."""
+    def strongest_line(self, messages: Sequence[str], category: str, among: Sequence[int]) -> int:
+        """The index of the line (of those `among`) that alone argues most for
+        `category`: the evidence to show a person, since a model's verdict must still
+        point at a line."""
         k = self.classes.index(category)
-        scores = [self.decision(mask(x))[k] for x in messages]
-        return max(range(len(messages)), key=lambda i: (scores[i], i))
+        return max(among, key=lambda i: (self.decision(mask(messages[i]))[k], i))
 
 
 def _floats(b64: str) -> array[float]:

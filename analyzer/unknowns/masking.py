@@ -23,13 +23,22 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"), "<NUM>"),
 )
 _SPACE = re.compile(r"\s+")
+# A framework's list of what might have caused an error, printed after it (Ray's "There
+# are some potential root causes. (1) The process is killed by SIGKILL by OOM killer
+# ..."): guesses, not what happened; read, they made a dead actor a host OOM (b5 first
+# look, gpu-09)
+_GUESSES = re.compile(
+    r"\s(?:There are some potential root causes|Possible (?:root )?causes? (?:are|include)|"
+    r"Possible (?:root )?causes?:|The possible reasons? (?:are|is|include))\b.*",
+    re.DOTALL,
+)
 _KEPT = 400  # characters kept per masked line: the head of a line says what it is
 
 
 def mask(message: str) -> str:
     """A line's message (analyzer.read.lines.message_of: prefixes, ANSI and redraws
-    gone) -> its variable parts masked."""
-    text = message[:2000]
+    gone) -> its variable parts masked, and the guesses it lists after the error cut."""
+    text = _GUESSES.sub("", message[:2000])
     for rx, repl in _RULES:
         text = rx.sub(repl, text)
     return _SPACE.sub(" ", text).strip()[:_KEPT]

@@ -61,6 +61,20 @@ _ADVICE = re.compile(
 )
 
 
+# A traceback's header and its frames say where, never what: the failure is the
+# traceback's last line (and when an excerpt ends before it, no line says what failed)
+_WHERE_ONLY = re.compile(
+    r"Traceback \(most recent call last\):\s*$|"
+    r"^(?:\S*\]:)?\s*(?:File \"[^\"]*\", line \d+|frame #\d+: )"
+)
+
+
+def where_only(text: str) -> bool:
+    """Whether a line only says where (a traceback's header, a stack frame): the model
+    may read it with the rest, never cite it as what failed."""
+    return _WHERE_ONLY.search(text) is not None
+
+
 def harmless(text: str) -> bool:
     """Whether a line is no evidence by its own words: it calls itself harmless
     (ignorable, retried with success, a loss-scale step skipped) or gives advice
