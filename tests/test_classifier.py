@@ -252,6 +252,9 @@ def test_a_frameworks_list_of_possible_causes_is_not_read() -> None:
     )
     masked = mask(line)
     assert "SYSTEM_ERROR" in masked and "OOM" not in masked and "SIGKILL" not in masked
+    newer = line.replace("There are some potential root causes.", "Some common causes include:")
+    assert mask(newer) == masked
+    assert "OOM" not in mask("Error. Possible causes: (1) OOM killer")
     assert mask("CUDA error: out of memory") == "CUDA error: out of memory"
 
 

@@ -25,12 +25,13 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = (
 _SPACE = re.compile(r"\s+")
 # A framework's list of what might have caused an error, printed after it (Ray's "There
 # are some potential root causes. (1) The process is killed by SIGKILL by OOM killer
-# ..."): guesses, not what happened; read, they made a dead actor a host OOM (b5 first
-# look, gpu-09)
+# ...", newer Rays "Some common causes include: (1) the process was killed by the OOM
+# killer"): guesses, not what happened; read, they made a dead actor a host OOM (b5
+# first look gpu-09, b6 gpu-13)
 _GUESSES = re.compile(
-    r"\s(?:There are some potential root causes|Possible (?:root )?causes? (?:are|include)|"
-    r"Possible (?:root )?causes?:|The possible reasons? (?:are|is|include))\b.*",
-    re.DOTALL,
+    r"\s(?:There (?:are|is) )?(?:some |the )?(?:most )?(?:common|possible|potential|likely|"
+    r"typical) (?:root )?(?:causes?|reasons?)\b.*",
+    re.DOTALL | re.IGNORECASE,
 )
 _KEPT = 400  # characters kept per masked line: the head of a line says what it is
 
