@@ -912,3 +912,33 @@ def test_silent_exit_the_reports_first_failure_under_the_teardown(tmp_path: Path
     v = analyze(logs, model=False)
     assert v.culprit_rule == "silent-exit" and v.category == "unknown", v.summary
     assert v.root_cause is not None and v.root_cause.rank == 10
+
+
+def _attempt(first: int, last: int, minute: int) -> list[str]:
+    return [
+        f"2026-11-29 10:{minute + s // 60:02d}:{s % 60:02d},000 - train - INFO - [rank 0] step {s}/100 loss 1.0"
+        for s in range(first, last + 1)
+    ]
+
+
+def test_deciding_what_ended_an_attempt_a_finished_resume_followed_is_history(
+    tmp_path: Path,
+) -> None:
+    """A pod's previous log ends in a SIGTERM from outside; its current log resumes and
+    trains to the last step: the job is healthy (b6 first look, run-05's class). Without
+    the finished resume the SIGTERM decides."""
+    death = (
+        "W1129 10:00:31.000000 11 torch/distributed/elastic/agent/server/api.py:719] "
+        "Received Signals.SIGTERM death signal, shutting down workers"
+    )
+    previous = [*_attempt(1, 30, 0), death]
+    logs = write_bundle(
+        tmp_path / "a",
+        {"worker-0.previous.log": previous, "worker-0.log": _attempt(30, 100, 5)},
+    )
+    assert analyze(logs, model=False).category == "none"
+    cut = write_bundle(
+        tmp_path / "b",
+        {"worker-0.previous.log": previous, "worker-0.log": _attempt(30, 60, 5)},
+    )
+    assert analyze(cut, model=False).category == "preempted"

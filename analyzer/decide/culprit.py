@@ -101,8 +101,9 @@ def deciding(ev: Evidence, signalled: set[tuple[str | None, str]]) -> list[Hit]:
     exception, a print that mentions a failure. Once a completion marker shows that the
     run (or its worker group) finished, only a cause can make it a failure: teardown and
     timeouts around a successful elastic restart are not one. Once every rank logged its
-    last step (`step 120/120`), a lost connection or a timeout after it is shutdown noise.
-    A SIGKILL of a process its launcher had sent a closing signal (`signalled`) is the
+    last step (`step 120/120`), a lost connection or a timeout after it is shutdown noise,
+    and a line from before the finished attempt began (a resume after a preemption) is
+    history. A SIGKILL of a process its launcher had sent a closing signal (`signalled`) is the
     launcher's own escalation (torchelastic kills what its SIGTERM did not stop), not an
     OOM kill.
     """
@@ -120,7 +121,12 @@ def deciding(ev: Evidence, signalled: set[tuple[str | None, str]]) -> list[Hit]:
         out = [h for h in out if h.signature.role == "cause"]
     finished = _all_finished(ev)
     if finished is not None:  # every rank reached its last step: the run trained to its end
-        out = [h for h in out if not _shutdown_noise(h, finished, ev)]
+        done, began = finished
+        out = [
+            h
+            for h in out
+            if not _shutdown_noise(h, done, ev) and not ev.clocks.corrected(h) < began
+        ]
     return out
 
 
@@ -172,11 +178,14 @@ def _first_failure(hit: Hit, ev: Evidence) -> Record | None:
 _SHUTDOWN_CATEGORIES = frozenset({"network_fault", "collective_timeout"})
 
 
-def _all_finished(ev: Evidence) -> float | None:
+def _all_finished(ev: Evidence) -> tuple[float, float] | None:
     """When the last rank logged its last step, where the job's last progress lines (the
     streams that stepped within ten step times of the last step: the final attempt, not
     an earlier one stopped on purpose) all reached their total (`step 120/120`); None
-    when one did not, or no step says its total."""
+    when one did not, or no step says its total. And when that final attempt began (its
+    first logged step) where the logs hold an earlier one too (progress that stopped long
+    before the end: a preempted pod's previous log), else -inf: what ended the earlier
+    attempt was followed by a resume that finished, and decides nothing."""
     at = ev.clocks.corrected
     lasts = [st for st in ev.timeline.streams.values() if st.last is not None]
     times = [at(st.last) for st in lasts if st.last is not None]
@@ -186,7 +195,15 @@ def _all_finished(ev: Evidence) -> float | None:
     steps = [x for st in lasts if (x := st.step_time()) is not None]
     window = max(_FINAL_WINDOW, 10 * (statistics.median(steps) if steps else 0.0))
     final = [st for st, t in zip(lasts, times, strict=True) if t >= done - window]
-    return done if all(st.finished for st in final) else None
+    if not all(st.finished for st in final):
+        return None
+    began = min((min(st.marks.values()) for st in final if st.marks), default=-math.inf)
+    others = [st.last for st, t in zip(lasts, times, strict=True) if t < done - window]
+    # an earlier attempt: every other stream stopped before the finished one began, on
+    # the clocks the steps were logged by (a stream of the same attempt that fell behind
+    # and stopped is not one)
+    earlier = bool(others) and max(time_key(h) for h in others if h is not None) < began
+    return done, (began if earlier else -math.inf)
 
 
 # how close to the job's last step the final attempt's ranks log theirs: ten step
@@ -277,7 +294,10 @@ def _rule_stall(walk: Walk) -> Culprit | None:
     (a time limit, a deadline) that came after the stall had begun. When every rank
     stopped at the same step within a few step times the hang names no rank. A stack
     dump of a main thread outside any collective names the stalled job's stuck rank
-    (reported as `stuck`)."""
+    (reported as `stuck`). Never when every rank of the final attempt logged its last
+    step."""
+    if _all_finished(walk.ev) is not None:
+        return None  # the final attempt trained to its last step: an earlier one's end
     stall = _together(_stall(walk.ev, walk.hits), walk.ev)
     if stall is None:
         return None
