@@ -281,3 +281,23 @@ def test_a_traceback_header_or_frame_says_only_where(line: str, where: bool) -> 
     from analyzer.unknowns.region import where_only
 
     assert where_only(line) is where
+
+
+def test_a_line_its_file_went_on_past_is_no_failure_unless_the_caller_says_so(
+    tmp_path: Path,
+) -> None:
+    """A start-up's import error, then the config it printed and ran with (b6 first look,
+    asc-06: a healthy torchtune start read as an environment error)."""
+    config = [f"  option_{i}: value_{i}" for i in range(30)]
+    (tmp_path / "a.log").write_text(
+        "\n".join(["import error: No module named 'triton'", "Running with torchrun...", *config])
+        + "\n"
+    )
+    healthy = analyze(tmp_path)
+    assert healthy.category == "none" and (healthy.model is None or not healthy.model.decided)
+    # the same line last in its file is what ended it
+    (tmp_path / "a.log").write_text(
+        "\n".join([*config, "import error: No module named 'triton'"]) + "\n"
+    )
+    ended = analyze(tmp_path)
+    assert ended.decided_by == "model" and ended.category == "environment_error", ended.summary

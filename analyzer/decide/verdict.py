@@ -428,12 +428,20 @@ def _ask_model(
         region[model.strongest_line(messages, pred.category, stating)] if sure and stating else None
     )
     # the line it would cite must state a failure (analyzer.unknowns.region): never one that calls
-    # itself harmless or that a signature knows as context; a warning, or a last line that
-    # does not look like an error at all, only when the caller knows the job failed
+    # itself harmless or that a signature knows as context; a warning, a last line that
+    # does not look like an error at all, or one its file went on past as if nothing had
+    # happened, only when the caller knows the job failed
     sure = (
         line is not None
         and not harmless(line.text)
-        and (failed or (error_looking(line.text) and not warning_only(line.text)))
+        and (
+            failed
+            or (
+                error_looking(line.text)
+                and not warning_only(line.text)
+                and not (errors is not None and errors.went_on(line.file, line.line))
+            )
+        )
         and not context(line.text)
     )
     opinion = ModelOpinion(pred.category, pred.probability, pred.alternatives, sure)

@@ -183,6 +183,19 @@ class ErrorLines:
         if f is not None:
             f.last = lines[-LAST_LINES:]
 
+    def went_on(self, name: str, line: int) -> bool:
+        """Whether file `name` went on past `line` as if nothing had happened: its last
+        LAST_LINES lines all come after it and none looks like an error (a start-up's
+        `import error: No module named 'triton'`, then the config it printed and ran)."""
+        for f in self._files.values():
+            if f.last and f.last[0].file == name:
+                return (
+                    len(f.last) == LAST_LINES
+                    and f.last[0].line > line
+                    and not any(error_looking(x.text) for x in f.last)
+                )
+        return False
+
     def of_file(self, file_index: int) -> list[ErrorLine]:
         """The file's error-looking lines (not its last lines): what the miner reads."""
         f = self._files.get(file_index)
