@@ -942,3 +942,26 @@ def test_deciding_what_ended_an_attempt_a_finished_resume_followed_is_history(
         {"worker-0.previous.log": previous, "worker-0.log": _attempt(30, 60, 5)},
     )
     assert analyze(cut, model=False).category == "preempted"
+
+
+def test_lost_node_when_only_the_lost_node_logs_progress(tmp_path: Path) -> None:
+    """Megatron prints its iterations on the last rank alone: the node that held it stops
+    in silence and the other agent's file shows only its ranks losing their peers (b5
+    first look, run-01's class: read as the survivors' network fault)."""
+    steps = [
+        f" [2026-12-07 13:22:{s:02d}] iteration      {s * 10:>3}/    3000 | consumed samples: "
+        f"{s * 320:>8} | elapsed time per iteration (ms): 54.6 | learning rate: 9.999027E-04 | "
+        "global batch size:    32 | lm loss: 6.037605E+00 | loss scale: 1.0 | grad norm: 0.311 |"
+        for s in range(1, 40)
+    ]
+    survivors = [
+        "[after dataloaders are built] datetime: 2026-12-07 13:22:30 ",
+        "training ...",
+        GLOO_LOST.format(r=1),
+        GLOO_LOST.format(r=0),
+    ]
+    logs = write_bundle(tmp_path, {"node-b/console.log": steps, "node-a/console.log": survivors})
+    assert _rule(logs) == "lost-node"
+    # one file: its own ranks' lost peers are not another node's word
+    one = write_bundle(tmp_path / "one", {"console.log": [*steps, *survivors[2:]]})
+    assert _rule(one) != "lost-node"

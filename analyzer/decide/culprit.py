@@ -577,9 +577,13 @@ def _lost_node(ev: Evidence, hits: list[Hit]) -> Lost | None:
     # signal it received) was not lost silently
     spoke = {n for h in ev.candidates if after(h, streams.get(n := node(h), []))}
     silent = [n for n in streams if n not in spoke]
-    if len(streams) < 2 or len(silent) != 1:
+    if len(silent) != 1:
         return None
     lasts = streams[silent[0]]
+    if len(streams) < 2 and {h.file_index for h in reports} & {h.file_index for h in lasts}:
+        # the only node that logs progress: its loss is shown only by other agents' own
+        # files (Megatron prints steps on the last rank alone; its peers' node says little)
+        return None
     reporters = {h.rank for h in reports if node(h) != silent[0]}
     if not reporters - {None}:
         return None
