@@ -965,3 +965,24 @@ def test_lost_node_when_only_the_lost_node_logs_progress(tmp_path: Path) -> None
     # one file: its own ranks' lost peers are not another node's word
     one = write_bundle(tmp_path / "one", {"console.log": [*steps, *survivors[2:]]})
     assert _rule(one) != "lost-node"
+
+
+def test_deciding_a_desync_report_naming_every_rank_names_none(tmp_path: Path) -> None:
+    """`[0, 1, ..., 15] joined but didn't finish collective #730`: every rank was inside
+    the collective, nobody lagged; the watchdog's timeout decides (b6 first look, gpu-02:
+    read as a hang of rank 0). One rank alone in that list is the lagging rank."""
+
+    def report(ranks: str) -> list[str]:
+        return [
+            WATCHDOG.format(r=6, seq=730),
+            "[rank6]:[E1115 16:42:37.768057301 ProcessGroupNCCL.cpp:1936] Rank 6",
+            "\t - [6] Timeout at collective: ALLREDUCE, #730",
+            "\t - To our best knowledge, the lagging/dead/mismatched ranks that caused the desync are:",
+            f"\t   - [{ranks}] joined but didn't finish collective #730 (count from 1)",
+        ]
+
+    everyone = ", ".join(str(r) for r in range(16))
+    v = analyze(write_bundle(tmp_path / "all", {"rank6.log": report(everyone)}), model=False)
+    assert v.category == "collective_timeout", v.summary
+    one = analyze(write_bundle(tmp_path / "one", {"rank6.log": report("3")}), model=False)
+    assert one.category == "hang" and one.root_cause is not None and one.root_cause.rank == 3

@@ -116,6 +116,7 @@ def deciding(ev: Evidence, signalled: set[tuple[str | None, str]]) -> list[Hit]:
         and ev.in_span(h)
         and not _escalated(h, signalled)
         and not _after_first_failure(h, ev)
+        and not _everyone_joined(h, ev)
     ]
     if ev.completed:
         out = [h for h in out if h.signature.role == "cause"]
@@ -161,6 +162,17 @@ def _after_first_failure(hit: Hit, ev: Evidence) -> bool:
         return False
     first = _first_failure(hit, ev)
     return first is not None and first.fields["rank"] != rec.fields["rank"]
+
+
+def _everyone_joined(hit: Hit, ev: Evidence) -> bool:
+    """A desync report whose ranks that joined and did not finish are every rank of the
+    job (`[0, 1, ..., 15] joined but didn't finish collective #730`): nobody lagged, the
+    collective itself did not complete."""
+    unfinished = hit.captures.get("unfinished")
+    if unfinished is None:
+        return False
+    named = 1 + sum(1 for x in unfinished.split(",") if x.strip().isdigit())
+    return named >= max(2, ev.job.world)
 
 
 def _first_failure(hit: Hit, ev: Evidence) -> Record | None:
@@ -271,7 +283,8 @@ def _rule_deciding(walk: Walk) -> Culprit | None:
     or system log's line dated outside the job's span (an old Xid in a kernel log
     collected whole, a sidecar's later copy); not the SIGKILL with which a launcher ends a
     process that ignored its SIGTERM; not an entry of a launcher's failure report other
-    than the first observed failure it names; after a completion marker only causes; a lost
+    than the first observed failure it names; not a desync report that names every rank
+    as lagging; after a completion marker only causes; a lost
     connection or a timeout after every rank logged its last step is shutdown."""
     walk.hits = deciding(walk.ev, walk.signalled)
     return None
