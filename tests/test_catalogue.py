@@ -84,3 +84,27 @@ def test_readme_states_the_xid_coverage_figures() -> None:
     said = f"of the {len(used)} codes NVIDIA uses, {len(read)} are read and {len(agree)} agree"
     assert said in readme, said
     assert f"{len(used) - len(read)} are not read" in readme
+
+
+def test_every_mindcluster_code_is_read_as_its_handling_level_asks() -> None:
+    """patterns/catalogues/MINDCLUSTER.md is current (the --check above covers it) and
+    every chip code of MindCluster's fault table is read; each recovery is what its
+    handling level asks, but the one difference the table explains (0x81078603); no
+    code MindCluster leaves alone (NotHandleFault) cordons a node."""
+    rows = (REPO / "patterns" / "catalogues" / "MINDCLUSTER.md").read_text(encoding="utf-8")
+    table = [line for line in rows.splitlines() if line.startswith("| 0x")]
+    assert len(table) >= 800
+    assert not [r for r in table if "| not read |" in r]
+    differ = [r.split(" | ")[0] for r in table if r.endswith("| **no** |")]
+    assert differ == ["| 0x81078603"], differ
+    leave = [r for r in table if "| NotHandleFault |" in r and "0x81078603" not in r]
+    assert leave and not [r for r in leave if "isolate_and_reschedule" in r or "pod_reschedule" in r]
+
+
+def test_readme_states_the_mindcluster_coverage_figures() -> None:
+    rows = (REPO / "patterns" / "catalogues" / "MINDCLUSTER.md").read_text(encoding="utf-8")
+    table = [line for line in rows.splitlines() if line.startswith("| 0x")]
+    agree = [r for r in table if r.endswith("| yes |")]
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    said = f"all {len(table)} chip codes of its fault table are read and {len(agree)} agree"
+    assert said in readme, said

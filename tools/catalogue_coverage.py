@@ -7,7 +7,10 @@ code, name, the catalogue's resolution bucket, a real logged line where one was 
 and writes `patterns/catalogues/COVERAGE.md`: for every code, the signature that reads
 its kernel line (the real line where the catalogue has one, else the driver's line
 format with the catalogue's name as its text), the category and recovery it gives, and
-whether that recovery agrees with NVIDIA's resolution bucket. `--check` fails when the
+whether that recovery agrees with NVIDIA's resolution bucket; and
+`patterns/catalogues/mindcluster-faults.yaml` (MindCluster's chip fault table and
+fault-diagnosis knowledge base) into `MINDCLUSTER.md` the same way, each chip code read in
+its device-OS log line and checked against its handling level. `--check` fails when a
 file is not what it would write (tests/test_catalogue.py runs it).
 """
 
@@ -30,6 +33,8 @@ from analyzer.types import Signature  # noqa: E402
 
 CATALOGUE = REPO / "patterns" / "catalogues" / "nvidia-xid.yaml"
 OUT = REPO / "patterns" / "catalogues" / "COVERAGE.md"
+MINDCLUSTER = REPO / "patterns" / "catalogues" / "mindcluster-faults.yaml"
+MINDCLUSTER_OUT = REPO / "patterns" / "catalogues" / "MINDCLUSTER.md"
 
 # the recoveries each NVIDIA resolution bucket asks of a platform: a node-level action
 # (reset or reboot the GPU or machine, hardware service) moves the job off the node; a
@@ -57,6 +62,25 @@ _AGREES: dict[str, set[str]] = {
     "CHECK_UVM": _JOB,
     "IGNORE": _JOB,
 }
+
+
+# the recoveries each MindCluster handling level asks (its documentation, quoted in the
+# catalogue): isolate the chip; run the job again (after a chip reset where it says so);
+# nothing for the job (a pre-isolated chip keeps its job, a code it does not handle or a
+# sub-health it leaves to the job's strategy never cordons a node)
+_LEVELS: dict[str, set[str]] = {
+    "SeparateNPU": _NODE,
+    "PreSeparateNPU": _NODE | {"none"},
+    "RestartNPU": _JOB,
+    "FreeRestartNPU": _JOB,
+    "RestartBusiness": _JOB,
+    "RestartRequest": _JOB,
+    "SubHealthFault": _JOB,
+    "NotHandleFault": {"none"},
+}
+# the line the NPU's device-OS log (klogd, collected by msnpureport) prints for a fault
+# event: the format every chip code is read in (npu_fault.yaml's examples)
+_KLOGD = "[ERROR] KERNEL(3551,sklogd):2021-10-05-23:07:08.350.235 [klogd.c:242][583733.716915] event_id=0x{code}"
 
 
 def _probe(code: int, name: str, severity: str | None) -> str:
@@ -116,6 +140,88 @@ def rows() -> tuple[list[list[str]], Counter[str]]:
     return out, tally
 
 
+def mindcluster_rows() -> tuple[list[list[str]], Counter[str]]:
+    """Each MindCluster chip code, its handling level, the signature that reads its
+    device-OS line and whether that recovery is what the level asks."""
+    matcher = Settings().matcher()
+    data = yaml.safe_load(MINDCLUSTER.read_text(encoding="utf-8"))
+    out: list[list[str]] = []
+    tally: Counter[str] = Counter()
+    for e in data["codes"]:
+        sig = _reading(matcher.match_line(_KLOGD.format(code=e["code"].lower()))[0])
+        if sig is None:
+            verdict, agrees = "not read", "-"
+            tally["not read"] += 1
+        else:
+            recovery = _recovery(sig) if sig.severity != "info" else "none"
+            verdict = f"`{sig.id}`: {sig.category}, {recovery}"
+            agrees = "yes" if recovery in _LEVELS[e["level"]] else "**no**"
+            tally["read"] += 1
+            tally["agrees" if agrees == "yes" else "differs"] += 1
+        name = " ".join(str(e.get("name") or "-").split()).replace("|", "/")[:80]
+        out.append([f"0x{e['code']}", name, e["level"], verdict, agrees])
+    return out, tally
+
+
+def mindcluster_entities() -> list[list[str]]:
+    """The knowledge base's entities by class: how many, how many keyed by a chip code
+    (read through the code table above), how many by log keywords."""
+    data = yaml.safe_load(MINDCLUSTER.read_text(encoding="utf-8"))
+    by: dict[str, Counter[str]] = {}
+    for e in data["entities"]:
+        c = by.setdefault(str(e.get("class") or "-"), Counter())
+        c["all"] += 1
+        kind = "code" if str(e["id"]).lower().startswith("0x") else "keywords"
+        c[kind if e.get("keywords") or kind == "code" else "none"] += 1
+    return [
+        [cls, str(c["all"]), str(c["code"]), str(c["keywords"]), str(c["none"])]
+        for cls, c in sorted(by.items(), key=lambda kv: -kv[1]["all"])
+    ]
+
+
+def render_mindcluster() -> str:
+    table, tally = mindcluster_rows()
+    levels = Counter(r[2] for r in table)
+    head = [
+        "# MindCluster fault knowledge coverage",
+        "",
+        "Written by `python3 tools/catalogue_coverage.py` from `mindcluster-faults.yaml`",
+        "(MindCluster's chip fault table and fault-diagnosis knowledge base as facts, their",
+        "source and commit in the file); `tests/test_catalogue.py` fails when it is stale.",
+        "Each chip code is matched in the line the NPU's device-OS log prints for it",
+        "(`[ERROR] KERNEL(...,sklogd):... [klogd.c:242][...] event_id=0x<code>`, the form",
+        "`npu_fault.yaml` reads); the signature that would decide is shown with the category",
+        "and recovery it gives, and whether that recovery is what the code's handling level",
+        "asks: SeparateNPU isolates the node (or moves the pod); PreSeparateNPU isolates or",
+        "leaves the job alone; RestartNPU, FreeRestartNPU, RestartBusiness, RestartRequest and",
+        "SubHealthFault run the job again, never a cordon; NotHandleFault is no failure.",
+        "",
+        f"Codes: {len(table)} ("
+        + ", ".join(f"{k} {v}" for k, v in sorted(levels.items(), key=lambda kv: -kv[1]))
+        + f"); read by a signature: {tally['read']}; agreeing with the level:",
+        f"{tally['agrees']}; differing: {tally['differs']}; not read: {tally['not read']}.",
+        "",
+        "0x81078603 differs on purpose: MindCluster does not handle a RoCE port going down",
+        "(NotHandleFault: the link may come back), but in a failed job whose collectives",
+        "broke it is the cause the others echo, and the job is moved off that port's node",
+        "(`npu-fault-roce-link-down`, pod_reschedule; its description says why).",
+        "",
+        "The knowledge base's fault entities, by class: those keyed by a chip code are read",
+        "through the table above; those keyed by log keywords are MindCluster's own",
+        "diagnosis rules, matched by the signatures where a real line of that fault was",
+        "found (each signature cites its source), and not turned into signatures from the",
+        "keywords alone: a rule of keywords is not a line a job printed.",
+        "",
+        "| class | entities | keyed by a chip code | by log keywords | no pattern |",
+        "|---|---|---|---|---|",
+        *("| " + " | ".join(r) + " |" for r in mindcluster_entities()),
+        "",
+        "| code | knowledge base's cause | level | read as | agrees |",
+        "|---|---|---|---|---|",
+    ]
+    return "\n".join(head + ["| " + " | ".join(r) + " |" for r in table]) + "\n"
+
+
 def render() -> str:
     table, tally = rows()
     head = [
@@ -154,16 +260,17 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--check", action="store_true", help="fail if COVERAGE.md is stale")
     args = ap.parse_args()
-    text = render()
-    if args.check:
-        current = OUT.read_text(encoding="utf-8") if OUT.exists() else ""
-        if current != text:
-            print(f"{OUT} is stale: run python3 tools/catalogue_coverage.py", file=sys.stderr)
-            return 1
-        return 0
-    OUT.write_text(text, encoding="utf-8")
-    print(text.split("\n\n")[2])
-    return 0
+    stale = 0
+    for out, text in ((OUT, render()), (MINDCLUSTER_OUT, render_mindcluster())):
+        if args.check:
+            current = out.read_text(encoding="utf-8") if out.exists() else ""
+            if current != text:
+                print(f"{out} is stale: run python3 tools/catalogue_coverage.py", file=sys.stderr)
+                stale = 1
+            continue
+        out.write_text(text, encoding="utf-8")
+        print(text.split("\n\n")[2])
+    return stale
 
 
 if __name__ == "__main__":
