@@ -98,7 +98,9 @@ def test_every_mindcluster_code_is_read_as_its_handling_level_asks() -> None:
     differ = [r.split(" | ")[0] for r in table if r.endswith("| **no** |")]
     assert differ == ["| 0x81078603"], differ
     leave = [r for r in table if "| NotHandleFault |" in r and "0x81078603" not in r]
-    assert leave and not [r for r in leave if "isolate_and_reschedule" in r or "pod_reschedule" in r]
+    assert leave and not [
+        r for r in leave if "isolate_and_reschedule" in r or "pod_reschedule" in r
+    ]
 
 
 def test_readme_states_the_mindcluster_coverage_figures() -> None:

@@ -80,7 +80,10 @@ _LEVELS: dict[str, set[str]] = {
 }
 # the line the NPU's device-OS log (klogd, collected by msnpureport) prints for a fault
 # event: the format every chip code is read in (npu_fault.yaml's examples)
-_KLOGD = "[ERROR] KERNEL(3551,sklogd):2021-10-05-23:07:08.350.235 [klogd.c:242][583733.716915] event_id=0x{code}"
+_KLOGD = (
+    "[ERROR] KERNEL(3551,sklogd):2021-10-05-23:07:08.350.235 [klogd.c:242][583733.716915] "
+    "event_id=0x{code}"
+)
 
 
 def _probe(code: int, name: str, severity: str | None) -> str:
