@@ -986,3 +986,33 @@ def test_deciding_a_desync_report_naming_every_rank_names_none(tmp_path: Path) -
     assert v.category == "collective_timeout", v.summary
     one = analyze(write_bundle(tmp_path / "one", {"rank6.log": report("3")}), model=False)
     assert one.category == "hang" and one.root_cause is not None and one.root_cause.rank == 3
+
+
+def test_deciding_an_elastic_restart_that_finished_leaves_its_first_attempt_as_history(
+    tmp_path: Path,
+) -> None:
+    """torchrun's --log-dir holds attempt_0/ (rank 1's FileNotFoundError) and attempt_1/
+    (both ranks train to 100/100), with untimed steps: the job is healthy (b7 first look,
+    run-09: b6 run-05's class in an elastic log dir). If attempt_1 stops short, the error
+    decides."""
+
+    def steps(first: int, last: int) -> list[str]:
+        return [f"step {s}/100 loss 1.0" for s in range(first, last + 1)]
+
+    error = (
+        "[rank1]: FileNotFoundError: [Errno 2] No such file or directory: '/data/shard-00001.bin'"
+    )
+
+    def bundle(root: Path, end: int) -> Path:
+        return write_bundle(
+            root,
+            {
+                "run/attempt_0/0/stdout.log": steps(1, 5),
+                "run/attempt_0/1/stderr.log": [error],
+                "run/attempt_1/0/stdout.log": steps(5, end),
+                "run/attempt_1/1/stdout.log": steps(5, end),
+            },
+        )
+
+    assert analyze(bundle(tmp_path / "done", 100)).category == "none"
+    assert analyze(bundle(tmp_path / "short", 60)).category != "none"

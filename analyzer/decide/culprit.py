@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from ..job import stacks
 from ..job.correlate import ROLE_RANK, Evidence, time_key
-from ..job.model import Record, placed, short
-from ..job.timeline import Busy, Stall, same_process
+from ..job.model import Record, path_attempts, placed, short
+from ..job.timeline import Busy, Stall, Stream, same_process
 from ..types import Hit, Identity, Reported, Spread
 
 # teardown signals a launcher sends to the survivors (SIGTERM, SIGINT, SIGHUP)
@@ -122,11 +122,11 @@ def deciding(ev: Evidence, signalled: set[tuple[str | None, str]]) -> list[Hit]:
         out = [h for h in out if h.signature.role == "cause"]
     finished = _all_finished(ev)
     if finished is not None:  # every rank reached its last step: the run trained to its end
-        done, began = finished
+        at = ev.clocks.corrected
         out = [
             h
             for h in out
-            if not _shutdown_noise(h, done, ev) and not ev.clocks.corrected(h) < began
+            if not _shutdown_noise(h, finished.done, ev) and not finished.history(h, at(h))
         ]
     return out
 
@@ -190,19 +190,42 @@ def _first_failure(hit: Hit, ev: Evidence) -> Record | None:
 _SHUTDOWN_CATEGORIES = frozenset({"network_fault", "collective_timeout"})
 
 
-def _all_finished(ev: Evidence) -> tuple[float, float] | None:
-    """When the last rank logged its last step, where the job's last progress lines (the
-    streams that stepped within ten step times of the last step: the final attempt, not
-    an earlier one stopped on purpose) all reached their total (`step 120/120`); None
-    when one did not, or no step says its total. And when that final attempt began (its
-    first logged step) where the logs hold an earlier one too (progress that stopped long
-    before the end: a preempted pod's previous log), else -inf: what ended the earlier
-    attempt was followed by a resume that finished, and decides nothing."""
+@dataclass(frozen=True)
+class _Finished:
+    """A run whose final attempt trained to its end: when its last rank logged its last
+    step (`done`), and what came before that attempt: lines dated before it began
+    (`began`), the files of earlier attempts by their path (`attempt_0/` beside
+    `attempt_1/`), and, where the steps carry no times, a file's lines before its last
+    finished step (`ends`: a console holding both attempts and the agent's own timed
+    lines between them)."""
+
+    done: float
+    began: float = -math.inf
+    earlier: frozenset[int] = frozenset()
+    ends: Mapping[int, int] = field(default_factory=dict)
+
+    def history(self, hit: Hit, at: float) -> bool:
+        """Whether a line is what ended an earlier attempt that a finished one resumed."""
+        if at < self.began or hit.file_index in self.earlier:
+            return True
+        return hit.line < self.ends.get(hit.file_index, -1)
+
+
+def _all_finished(ev: Evidence) -> _Finished | None:
+    """The run trained to its end: the job's last progress lines (the streams that
+    stepped within ten step times of the last step: the final attempt, not an earlier
+    one stopped on purpose) all reached their total (`step 120/120`); None when one did
+    not, or no step says its total. Where the logs hold an earlier attempt too (progress
+    that stopped long before the end: a preempted pod's previous log, an elastic
+    restart's `attempt_0/`), what ended it was followed by a resume that finished, and
+    decides nothing."""
     at = ev.clocks.corrected
     lasts = [st for st in ev.timeline.streams.values() if st.last is not None]
     times = [at(st.last) for st in lasts if st.last is not None]
-    if not times or not math.isfinite(max(times)):
+    if not times:
         return None
+    if not math.isfinite(max(times)):
+        return _finished_by_attempts(ev, lasts)
     done = max(times)
     steps = [x for st in lasts if (x := st.step_time()) is not None]
     window = max(_FINAL_WINDOW, 10 * (statistics.median(steps) if steps else 0.0))
@@ -215,7 +238,29 @@ def _all_finished(ev: Evidence) -> tuple[float, float] | None:
     # the clocks the steps were logged by (a stream of the same attempt that fell behind
     # and stopped is not one)
     earlier = bool(others) and max(time_key(h) for h in others if h is not None) < began
-    return done, (began if earlier else -math.inf)
+    return _Finished(done, began if earlier else -math.inf)
+
+
+def trained_to_the_end(ev: Evidence) -> bool:
+    """Whether every stream of the run's final attempt logged its last step."""
+    return _all_finished(ev) is not None
+
+
+def _finished_by_attempts(ev: Evidence, lasts: list[Stream]) -> _Finished | None:
+    """Untimed progress: the attempts the paths name (an elastic log dir's `attempt_N/`)
+    tell the final attempt; every stream of it, and every stream no path places, reached
+    its total."""
+    attempt = {i: path_attempts(name) for i, name in ev.job.names.items()}
+    named = [attempt.get(st.file_index) for st in lasts]
+    if not any(named):
+        return None
+    final = max(a for a in named if a)
+    earlier = frozenset(i for i, a in attempt.items() if a and a < final)
+    current = [st for st in lasts if st.file_index not in earlier]
+    if not earlier or not all(st.finished for st in current):
+        return None
+    ends = {st.file_index: st.last.line for st in current if st.last is not None}
+    return _Finished(math.inf, earlier=earlier, ends=ends)
 
 
 # how close to the job's last step the final attempt's ranks log theirs: ten step

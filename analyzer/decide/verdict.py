@@ -40,7 +40,7 @@ from ..types import (
 )
 from ..unknowns.classifier import Model
 from ..unknowns.region import ErrorLines, error_looking, harmless, warning_only, where_only
-from .culprit import Culprit, Lag, Lost, chains, spread, walk_table
+from .culprit import Culprit, Lag, Lost, chains, spread, trained_to_the_end, walk_table
 
 MAX_FINDINGS = 200
 # The classifier decides only at or above this calibrated probability; below it the
@@ -657,8 +657,12 @@ def decide(
     asked = None
     root = culprit.hit if culprit is not None else None
     final = culprit is not None and culprit.final  # a rule read the logs to the end
-    if root is None or (
-        root.signature.category == "unknown" and not final and not root.signature.final
+    # a run whose final attempt trained to its end asks the model nothing when no line
+    # decides: what looks like an error in it did not stop it (an earlier attempt's end)
+    ended = root is None and not failed and trained_to_the_end(ev)
+    if not ended and (
+        root is None
+        or (root.signature.category == "unknown" and not final and not root.signature.final)
     ):
         asked = _ask_model(model() if model else None, errors, ev, lang, failed, context, formats)
     if asked is not None and asked[1] is not None:
