@@ -497,3 +497,28 @@ def test_a_timeout_in_a_loop_that_broadcasts_every_iteration_is_not_idle(tmp_pat
     ]
     v = _builtin(_job(tmp_path, {"sglang.log": sglang}))
     assert (v.category, v.recovery) == ("collective_timeout", "auto_restart")
+
+
+def test_ranks_timed_out_in_different_collectives_need_a_fix(tmp_path: Path) -> None:
+    """Rank 0 waits in ALLREDUCE #308004, rank 1 in _ALLGATHER_BASE #308004: the program
+    issued different collectives, and a restart meets the same mismatch (b6 first look,
+    gpu-11). The same collective on both is a plain timeout."""
+    line = (
+        "[rank{r}]:[E327 23:04:00.815080959 ProcessGroupNCCL.cpp:616] [Rank {r}] Watchdog caught "
+        "collective operation timeout: WorkNCCL(SeqNum=308004, OpType={op}, NumelIn=16, "
+        "NumelOut=32, Timeout(ms)=600000) ran for 600025 milliseconds before timing out."
+    )
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    (mixed / "job.log").write_text(
+        line.format(r=0, op="ALLREDUCE") + "\n" + line.format(r=1, op="_ALLGATHER_BASE") + "\n"
+    )
+    v = analyze(mixed, model=False)
+    assert (v.category, v.recovery) == ("collective_timeout", "fix_and_resubmit")
+    assert "mismatch" in v.reasons
+    same = tmp_path / "same"
+    same.mkdir()
+    (same / "job.log").write_text(
+        line.format(r=0, op="ALLREDUCE") + "\n" + line.format(r=1, op="ALLREDUCE") + "\n"
+    )
+    assert analyze(same, model=False).recovery == "auto_restart"

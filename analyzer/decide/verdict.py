@@ -317,6 +317,23 @@ _MODEL_CACHE = re.compile(
 _PRETRAINED_LOAD = re.compile(r"\bin (?:from_pretrained|_load_pretrained_model)\b")
 
 
+def _mismatched(root: Hit, hits: list[Hit], category: str) -> tuple[str, list[str]] | None:
+    """Ranks timed out in different collectives at the same sequence number (rank 0 in
+    ALLREDUCE #308004, rank 1 in _ALLGATHER_BASE #308004): the program issued different
+    collectives on different ranks (a branch one rank took, a size that differs), a
+    desync a restart meets again at the same point (the taxonomy's 'restart would fail
+    the same way'). The sequence number and the operations, else None."""
+    if category != "collective_timeout":
+        return None
+    ops: dict[str, set[str]] = {}
+    for h in hits:
+        seq, op = h.captures.get("seq"), h.captures.get("op")
+        if seq and op and h.signature.category == "collective_timeout":
+            ops.setdefault(seq, set()).add(op)
+    mixed = sorted((seq, sorted(o)) for seq, o in ops.items() if len(o) > 1)
+    return mixed[0] if mixed else None
+
+
 def _idle_wait(root: Hit, ev: Evidence, category: str) -> Hit | None:
     """A collective timeout that a serving worker met while it waited for the driver's
     next request (the input-loop frame of its traceback), with no load report showing
@@ -730,7 +747,9 @@ def decide(
     if recovery != cat.recovery and retryable is False:
         retryable = True  # the signature's own recovery is a restart of some kind: it helps
     idle = _idle_wait(root, ev, category)
-    if (_diverged_from_the_start(root, ev) or _fixed_input(root, ev) or idle) and not sig.recovery:
+    mismatch = _mismatched(root, deciding_hits, category)
+    fixed = _diverged_from_the_start(root, ev) or _fixed_input(root, ev) or idle or mismatch
+    if fixed and not sig.recovery:
         recovery, retryable = "fix_and_resubmit", False
     rc = RootCause(
         file=root.file,
@@ -771,6 +790,12 @@ def decide(
             ("lag", _lagged(lag, lang)),
             ("unresponsive", _unresponsive(culprit, lang)),
             ("idle-wait", _idle_summary(idle, lang) if idle else ""),
+            (
+                "mismatch",
+                say("reason.mismatch", lang, seq=mismatch[0], ops=" / ".join(mismatch[1]))
+                if mismatch
+                else "",
+            ),
             ("weak-evidence", _guess(confidence, lang)),
         ),
         root_cause=rc,

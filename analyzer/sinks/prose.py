@@ -33,6 +33,13 @@ TEXT: dict[str, tuple[str, str]] = {
         " rank {rank} 最后入队的集合通信是第 {enqueued} 个，而 rank {ahead} "
         "已入队第 {ahead_enqueued} 个并在其中等待：rank {rank} 停止了发起集合通信。",
     ),
+    "reason.mismatch": (
+        " The ranks waited in different collectives at sequence number {seq} ({ops}): the "
+        "program issued different collectives on different ranks, and a restart meets the "
+        "same mismatch; find the branch or size that differs between ranks.",
+        "各 rank 在同一序号 {seq} 上等待的是不同的集合通信（{ops}）：程序在不同 rank 上发起了不同的"
+        "集合通信，重启后会在同一处再次失配；请找出各 rank 之间不同的分支或数据量。",
+    ),
     "reason.idle-wait": (
         " The rank was waiting in {where} for the driver's next request: the server sat idle "
         "longer than the collective timeout, and a restart times out the same way after as "
