@@ -2,9 +2,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import click
 import pytest
 
+from analyzer import Verdict
+from analyzer.ops.history import Attempt
+from analyzer.ops.policy import decide
 from analyzer.rules.automaton import available_engines
+from analyzer.sinks.text import render
 
 FIXTURES = Path(__file__).parent / "fixtures"
 DEMO_PATTERNS = FIXTURES / "patterns"
@@ -65,3 +70,20 @@ def torchelastic_table(
         *field,
         "============================================================",
     ]
+
+
+def one_answer(name: str, v: Verdict) -> bool:
+    """Issue 35's one recovery answer, checked on a corpus job's verdict: `recovery` and
+    `retryable` agree, and where a restart controller (`decide`, default policy) acts
+    otherwise the text output shows that decision, above the recovery. Whether the
+    controller differs (the corpora hold guesses it restarts)."""
+    if v.recovery == "fix_and_resubmit":
+        assert v.retryable is False, name
+    elif v.recovery != "none":
+        assert v.retryable is not False, (name, v.recovery)
+    d = decide(Attempt.of(v))
+    if d.recovery == v.recovery:
+        return False
+    said = f"would {d.action} ({d.recovery}, exit {d.exit_code})"
+    assert said in " ".join(click.unstyle(render(v)).split()), (name, d)
+    return True
