@@ -17,6 +17,7 @@ file is not what it would write (tests/test_catalogue.py runs it).
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections import Counter
 from pathlib import Path
@@ -28,6 +29,7 @@ sys.path.insert(0, str(REPO))
 
 from analyzer.analysis import Settings  # noqa: E402
 from analyzer.job.correlate import ROLE_RANK, SEVERITY_RANK  # noqa: E402
+from analyzer.rules.matcher import Matcher  # noqa: E402
 from analyzer.rules.taxonomy import CATEGORIES  # noqa: E402
 from analyzer.types import Signature  # noqa: E402
 
@@ -105,12 +107,18 @@ def _reading(matches: list[tuple[Signature, dict[str, str]]]) -> Signature | Non
     return min(ranked, key=lambda s: (ROLE_RANK[s.role], SEVERITY_RANK[s.severity]))
 
 
+@functools.cache
+def _matcher() -> Matcher:
+    """The built-in signatures, compiled once for both catalogues."""
+    return Settings().matcher()
+
+
 def _recovery(sig: Signature) -> str:
     return sig.recovery or CATEGORIES[sig.category].recovery
 
 
 def rows() -> tuple[list[list[str]], Counter[str]]:
-    matcher = Settings().matcher()
+    matcher = _matcher()
     data = yaml.safe_load(CATALOGUE.read_text(encoding="utf-8"))
     out: list[list[str]] = []
     tally: Counter[str] = Counter()
@@ -146,7 +154,7 @@ def rows() -> tuple[list[list[str]], Counter[str]]:
 def mindcluster_rows() -> tuple[list[list[str]], Counter[str]]:
     """Each MindCluster chip code, its handling level, the signature that reads its
     device-OS line and whether that recovery is what the level asks."""
-    matcher = Settings().matcher()
+    matcher = _matcher()
     data = yaml.safe_load(MINDCLUSTER.read_text(encoding="utf-8"))
     out: list[list[str]] = []
     tally: Counter[str] = Counter()
