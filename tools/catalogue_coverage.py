@@ -107,6 +107,20 @@ def _reading(matches: list[tuple[Signature, dict[str, str]]]) -> Signature | Non
     return min(ranked, key=lambda s: (ROLE_RANK[s.role], SEVERITY_RANK[s.severity]))
 
 
+def _read_as(sig: Signature | None, want: set[str] | None, tally: Counter[str]) -> tuple[str, str]:
+    """A code's row: the signature that reads it with the category and recovery it
+    gives, and whether that recovery is one the vendor's action asks (`want`; None: any);
+    counted in `tally`."""
+    if sig is None:
+        tally["not read"] += 1
+        return "not read", "-"
+    recovery = _recovery(sig) if sig.severity != "info" else "none"
+    agrees = "yes" if want is None or recovery in want else "**no**"
+    tally["read"] += 1
+    tally["agrees" if agrees == "yes" else "differs"] += 1
+    return f"`{sig.id}`: {sig.category}, {recovery}", agrees
+
+
 @functools.cache
 def _matcher() -> Matcher:
     """The built-in signatures, compiled once for both catalogues."""
@@ -131,20 +145,13 @@ def rows() -> tuple[list[list[str]], Counter[str]]:
             if e["name"] == "Unused":
                 verdict, agrees = "unused: never logged", "-"
                 tally["unused"] += 1
-            elif sig is None:
-                verdict, agrees = "not read", "-"
-                tally["not read"] += 1
             else:
-                recovery = _recovery(sig) if sig.severity != "info" else "none"
-                verdict = f"`{sig.id}`: {sig.category}, {recovery}"
                 want = (
                     _AGREES.get(bucket)
                     if kind == "Xid"
                     else (_NODE if e.get("severity") == "fatal" else _JOB)
                 )
-                agrees = "yes" if want is None or recovery in want else "**no**"
-                tally["read"] += 1
-                tally["agrees" if agrees == "yes" else "differs"] += 1
+                verdict, agrees = _read_as(sig, want, tally)
             real = "real" if e.get("line") else "format"
             name = " ".join(str(e["name"]).split()).replace("|", "/")[:90]
             out.append([f"{kind} {e['code']}", name, bucket or "-", real, verdict, agrees])
@@ -160,15 +167,7 @@ def mindcluster_rows() -> tuple[list[list[str]], Counter[str]]:
     tally: Counter[str] = Counter()
     for e in data["codes"]:
         sig = _reading(matcher.match_line(_KLOGD.format(code=e["code"].lower()))[0])
-        if sig is None:
-            verdict, agrees = "not read", "-"
-            tally["not read"] += 1
-        else:
-            recovery = _recovery(sig) if sig.severity != "info" else "none"
-            verdict = f"`{sig.id}`: {sig.category}, {recovery}"
-            agrees = "yes" if recovery in _LEVELS[e["level"]] else "**no**"
-            tally["read"] += 1
-            tally["agrees" if agrees == "yes" else "differs"] += 1
+        verdict, agrees = _read_as(sig, _LEVELS[e["level"]], tally)
         name = " ".join(str(e.get("name") or "-").split()).replace("|", "/")[:80]
         out.append([f"0x{e['code']}", name, e["level"], verdict, agrees])
     return out, tally
