@@ -148,13 +148,17 @@ class Matcher:
 
 def context_only(matcher: Matcher, raw: str) -> bool:
     """Whether a line is one that signatures know as context only (every signature that
-    matches it has severity info: a progress line, a benign notice), or one where a
-    signature's text was refused as quoted or data: such a line is never evidence, for
-    the classifier either."""
+    matches it has severity info: a progress line, a benign notice; or is a wrapper's
+    summary, a confirmation of category unknown that says the cause is elsewhere:
+    `ChildFailedError`, Ray Train's `TrainingFailedError`), or one where a signature's
+    text was refused as quoted or data: such a line is never evidence, for the
+    classifier either."""
     found, refused = matcher.match_line(raw)
-    return (bool(found) and all(sig.severity == "info" for sig, _ in found)) or (
-        refused and not found
-    )
+    return (bool(found) and all(_context(sig) for sig, _ in found)) or (refused and not found)
+
+
+def _context(sig: Signature) -> bool:
+    return sig.severity == "info" or (sig.role == "confirmation" and sig.category == "unknown")
 
 
 def run_examples(matcher: Matcher) -> tuple[int, list[ExampleFailure]]:
