@@ -400,8 +400,9 @@ def model_region(errors: ErrorLines | None, ev: Evidence) -> tuple[list[ErrorLin
     return (after, True) if after else (region, False)
 
 
-# a line indented under its prefix (`[rank3]:     run_exp()`): a frame's source line
-_INDENTED = re.compile(r"(?:\S*\]:)?\s")
+# a line indented under its prefix (`[rank3]:     run_exp()`, `ERROR ... [engine.py:409]
+#     hidden_states = ...`): a frame's source line
+_INDENTED = re.compile(r"(?:\S*\]:)?\s|.{0,120}?\]:? {2,}\S")
 
 
 def _ask_model(

@@ -62,10 +62,12 @@ _ADVICE = re.compile(
 
 
 # A traceback's header and its frames say where, never what: the failure is the
-# traceback's last line (and when an excerpt ends before it, no line says what failed)
+# traceback's last line (and when an excerpt ends before it, no line says what failed);
+# also behind a logger's prefix (vLLM prints frames after `ERROR 03-04 12:57:08
+# [engine.py:409] `)
 _WHERE_ONLY = re.compile(
     r"Traceback \(most recent call last\):\s*$|"
-    r"^(?:\S*\]:)?\s*(?:File \"[^\"]*\", line \d+|frame #\d+: )"
+    r"^(?:.{0,120}?\]:?)?\s*(?:File \"[^\"]*\", line \d+|frame #\d+: )"
 )
 
 
