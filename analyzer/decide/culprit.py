@@ -92,7 +92,9 @@ class Lost:
     reported: Hit
 
 
-def deciding(ev: Evidence, signalled: set[tuple[str | None, str]]) -> list[Hit]:
+def deciding(
+    ev: Evidence, signalled: set[tuple[str | None, str]], finished: _Finished | None
+) -> list[Hit]:
     """Rule `deciding`: the candidates allowed to decide the verdict.
 
     `info` lines are context. A signature with `min_count` decides only when it matched
@@ -120,7 +122,6 @@ def deciding(ev: Evidence, signalled: set[tuple[str | None, str]]) -> list[Hit]:
     ]
     if ev.completed:
         out = [h for h in out if h.signature.role == "cause"]
-    finished = _all_finished(ev)
     if finished is not None:  # every rank reached its last step: the run trained to its end
         at = ev.clocks.corrected
         out = [
@@ -241,11 +242,6 @@ def _all_finished(ev: Evidence) -> _Finished | None:
     return _Finished(done, began if earlier else -math.inf)
 
 
-def trained_to_the_end(ev: Evidence) -> bool:
-    """Whether every stream of the run's final attempt logged its last step."""
-    return _all_finished(ev) is not None
-
-
 def _finished_by_attempts(ev: Evidence, lasts: list[Stream]) -> _Finished | None:
     """Untimed progress: the attempts the paths name (an elastic log dir's `attempt_N/`)
     tell the final attempt; every stream of it, and every stream no path places, reached
@@ -287,6 +283,8 @@ class Walk:
     blamed: Identity | None = None
     # the (host, pid) of the processes a launcher sent its closing signal, read once
     signalled: set[tuple[str | None, str]] = field(default_factory=set)
+    # the run's final attempt trained to its end (None: it did not), read once
+    finished: _Finished | None = None
 
     def move(self, root: Hit, rule: str, blamed: Identity | None = None) -> None:
         self.root, self.rule, self.blamed = root, rule, blamed
@@ -331,7 +329,7 @@ def _rule_deciding(walk: Walk) -> Culprit | None:
     than the first observed failure it names; not a desync report that names every rank
     as lagging; after a completion marker only causes; a lost
     connection or a timeout after every rank logged its last step is shutdown."""
-    walk.hits = deciding(walk.ev, walk.signalled)
+    walk.hits = deciding(walk.ev, walk.signalled, walk.finished)
     return None
 
 
@@ -354,7 +352,7 @@ def _rule_stall(walk: Walk) -> Culprit | None:
     dump of a main thread outside any collective names the stalled job's stuck rank
     (reported as `stuck`). Never when every rank of the final attempt logged its last
     step."""
-    if _all_finished(walk.ev) is not None:
+    if walk.finished is not None:
         return None  # the final attempt trained to its last step: an earlier one's end
     stall = _together(_stall(walk.ev, walk.hits), walk.ev)
     if stall is None:
@@ -574,19 +572,21 @@ def choose(ev: Evidence) -> Culprit | None:
     return walk_table(ev)[0]
 
 
-def walk_table(ev: Evidence) -> tuple[Culprit | None, list[Hit]]:
-    """The root cause by the table RULES (None when nothing decides), and the lines rule
-    `deciding` let decide (the verdict's confidence and spread read them too)."""
-    walk = Walk(ev, [], signalled=_signalled(ev))
+def walk_table(ev: Evidence) -> tuple[Culprit | None, list[Hit], bool]:
+    """The root cause by the table RULES (None when nothing decides), the lines rule
+    `deciding` let decide (the verdict's confidence and spread read them too), and
+    whether every stream of the run's final attempt logged its last step."""
+    walk = Walk(ev, [], signalled=_signalled(ev), finished=_all_finished(ev))
+    ended = walk.finished is not None
     for rule in RULES:
         if rule.needs_lines and not walk.hits:
             continue
         found = rule.run(walk)
         if found is not None:
-            return found, walk.hits
+            return found, walk.hits, ended
     if walk.root is None:
-        return None, walk.hits
-    return Culprit(walk.root, None, walk.rule, blamed=walk.blamed), walk.hits
+        return None, walk.hits, ended
+    return Culprit(walk.root, None, walk.rule, blamed=walk.blamed), walk.hits, ended
 
 
 # Families whose lines a rank prints when its device fails under it (the CUDA or NCCL

@@ -39,8 +39,8 @@ from ..types import (
     Verdict,
 )
 from ..unknowns.classifier import Model
-from ..unknowns.region import ErrorLines, error_looking, harmless, warning_only, where_only
-from .culprit import Culprit, Lag, Lost, chains, spread, trained_to_the_end, walk_table
+from ..unknowns.region import ErrorLines, error_looking, harmless, stating, warning_only
+from .culprit import Culprit, Lag, Lost, chains, spread, walk_table
 
 MAX_FINDINGS = 200
 # The classifier decides only at or above this calibrated probability; below it the
@@ -400,11 +400,6 @@ def model_region(errors: ErrorLines | None, ev: Evidence) -> tuple[list[ErrorLin
     return (after, True) if after else (region, False)
 
 
-# a line indented under its prefix (`[rank3]:     run_exp()`, `ERROR ... [engine.py:409]
-#     hidden_states = ...`): a frame's source line
-_INDENTED = re.compile(r"(?:\S*\]:)?\s|.{0,120}?\]:? {2,}\S")
-
-
 def _ask_model(
     model: Model | None,
     errors: ErrorLines | None,
@@ -435,16 +430,8 @@ def _ask_model(
     )
     # it cites a line that says what failed, never one that only says where (a
     # traceback's header or frame: an excerpt cut before the error names no cause)
-    frames = {(x.file, x.line) for x in region if where_only(x.text)}
-    stating = [
-        i
-        for i, x in enumerate(region)
-        if (x.file, x.line) not in frames
-        and not ((x.file, x.line - 1) in frames and _INDENTED.match(x.text))  # a frame's code
-    ]
-    line = (
-        region[model.strongest_line(messages, pred.category, stating)] if sure and stating else None
-    )
+    told = stating(region)
+    line = region[model.strongest_line(messages, pred.category, told)] if sure and told else None
     # the line it would cite must state a failure (analyzer.unknowns.region): never one that calls
     # itself harmless or that a signature knows as context; a warning, a last line that
     # does not look like an error at all, or one its file went on past as if nothing had
@@ -624,7 +611,7 @@ def decide(
     `formats`: the job's line formats (the classifier reads messages without them). The
     summary also names an alarming line set aside as outside the job's span.
     """
-    culprit, deciding_hits = walk_table(ev)
+    culprit, deciding_hits, trained = walk_table(ev)
     spread_ = spread(ev, deciding_hits, culprit)
     verdict = partial(
         _with_targets,
@@ -677,7 +664,7 @@ def decide(
     final = culprit is not None and culprit.final  # a rule read the logs to the end
     # a run whose final attempt trained to its end asks the model nothing when no line
     # decides: what looks like an error in it did not stop it (an earlier attempt's end)
-    ended = root is None and not failed and trained_to_the_end(ev)
+    ended = root is None and not failed and trained
     if not ended and (
         root is None
         or (root.signature.category == "unknown" and not final and not root.signature.final)

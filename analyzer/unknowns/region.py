@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..read.errors import ErrorLine, Unread
@@ -75,6 +75,23 @@ def where_only(text: str) -> bool:
     """Whether a line only says where (a traceback's header, a stack frame): the model
     may read it with the rest, never cite it as what failed."""
     return _WHERE_ONLY.search(text) is not None
+
+
+# a line indented under its prefix (`[rank3]:     run_exp()`, `ERROR ... [engine.py:409]
+#     hidden_states = ...`): a frame's source line
+_INDENTED = re.compile(r"(?:\S*\]:)?\s|.{0,120}?\]:? {2,}\S")
+
+
+def stating(lines: Sequence[ErrorLine]) -> list[int]:
+    """The indexes of the lines that may say what failed: not a traceback's header or
+    frame (`where_only`), nor the indented code line right under a frame."""
+    frames = {(x.file, x.line) for x in lines if where_only(x.text)}
+    return [
+        i
+        for i, x in enumerate(lines)
+        if (x.file, x.line) not in frames
+        and not ((x.file, x.line - 1) in frames and _INDENTED.match(x.text))
+    ]
 
 
 def harmless(text: str) -> bool:
