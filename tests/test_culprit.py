@@ -885,6 +885,24 @@ def test_deciding_a_report_entry_after_its_first_failure_is_the_teardown(tmp_pat
     assert v.root_cause is not None and v.root_cause.rank == 1, v.root_cause
 
 
+def test_located_the_reports_summary_cites_the_first_failures_own_entry(tmp_path: Path) -> None:
+    """ChildFailedError's summary says only that workers failed; the evidence is the
+    exit-code line of the worker it names as first to fail (b4 first look, gpu-02's
+    class); a cause elsewhere keeps its own line."""
+    lines = _report([("13:03:29", 2, "-15")], ("13:02:58", 1, "-6"))
+    logs = write_bundle(tmp_path / "report", {"train.log": lines})
+    v = analyze(logs, model=False)
+    assert v.culprit_rule == "located" and v.root_cause is not None, v.summary
+    assert v.root_cause.text.strip() == "exitcode  : -6 (pid: 4001)" and v.root_cause.rank == 1
+    oom = write_bundle(
+        tmp_path / "cause",
+        {"train.log": ["terminate called after throwing an instance of 'std::bad_alloc'", *lines]},
+    )
+    v = analyze(oom, model=False)
+    assert v.category == "host_oom" and v.root_cause is not None, v.summary
+    assert "bad_alloc" in v.root_cause.text
+
+
 def test_deciding_a_first_failure_that_was_torn_down_itself_is_not_trusted(tmp_path: Path) -> None:
     """torchelastic dates a worker by its error file where it wrote one: a rank that
     answered the teardown's SIGTERM can be named first although another was SIGKILLed

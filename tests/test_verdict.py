@@ -205,6 +205,35 @@ def test_logs_that_just_end_are_none_unless_the_caller_says_the_job_failed(
     assert "作业已失败" in analyze(job, failed=True, lang="zh").summary
 
 
+def test_a_failed_job_whose_error_no_signature_knows_cites_its_first_error_line(
+    tmp_path: Path,
+) -> None:
+    """The caller knows the job failed and no signature or confident classifier says why:
+    the verdict stays unknown, and cites the first line that states an error (an error
+    level first) instead of saying that no line does (b10 first look: blind labellers cite
+    it); a warning, advice or a line the file went on past is not cited."""
+    step = [MEGATRON_STEP.format(m=m, i=m + 1, s=(m + 1) * 1024) for m in range(3)]
+    lines = [
+        *step,
+        "W1207 10:00:01.000000 4242 sampler.py:12] prefetch queue ran empty, unable to keep up",
+        "Please check the operator plugin is installed",
+        "[rank0]:[E329 11:57:50.830056524 compiler_depend.ts:422] setup failed!",
+        "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0xb8",
+    ]
+    for d in ("error", "cut", "quiet"):
+        (tmp_path / d).mkdir()
+    v = analyze(_job(tmp_path / "error", {"rank_0.log": lines}), failed=True, model=False)
+    assert (v.category, v.decided_by, v.reasons) == ("unknown", "caller", ("failed-unrecognised",))
+    assert v.root_cause is not None and v.root_cause.text.endswith("setup failed!")
+    assert v.root_cause.line == len(step) + 3 and "setup failed!" in v.summary
+    cut = [*step, "[rank11]: Traceback (most recent call last):", '[rank11]:   File "t.py", line 4']
+    v = analyze(_job(tmp_path / "cut", {"rank_0.log": cut}), failed=True, model=False)
+    assert v.root_cause is not None and v.root_cause.text.endswith(
+        "Traceback (most recent call last):"
+    )
+    assert analyze(_job(tmp_path / "quiet", {"rank_0.log": lines}), model=False).category == "none"
+
+
 def test_failed_does_not_override_a_cause_the_logs_show(tmp_path: Path) -> None:
     job = _job(tmp_path, {"rank2.log": [OOM.format(r=2, t="10:20:01,000")]})
     assert analyze(job, failed=True).category == "device_oom"

@@ -438,7 +438,8 @@ def _rule_located(walk: Walk) -> Culprit | None:
     """A line with no rank gives way to the same signature's line with one (torchelastic
     prints a failure once bare and once in its table), else takes the rank (and host) of
     the worker its launcher's failure report names as the first observed failure
-    (torchelastic's `Root Cause` record, when the line is that report's), else of
+    (torchelastic's `Root Cause` record, when the line is that report's: where the line
+    is the report's summary, the record's exit-code line is then cited), else of
     the line right after it that reports the same failure of a named rank, unless it is
     a job-level event, else of the one rank anywhere in the job that reports the same
     kind of failure (a scheduler's OOM event and one rank's SIGKILL)."""
@@ -451,9 +452,13 @@ def _rule_located(walk: Walk) -> Culprit | None:
         walk.move(located[0], "located")
         return None
     first = _first_failure(root, walk.ev)
-    if first is not None:  # a launcher's report: the worker it names as first to fail
+    if first is not None:  # a launcher's report: the worker it names as first to fail,
+        # whose own entry in the report (its exit code) is the report's evidence
         rank = int(first.fields["rank"])
-        walk.move(root, "located", placed(root, rank, walk.host or first.fields.get("host")))
+        entry = root
+        if root.signature.category == "unknown" and root.signature.role != "cause":
+            entry = next((h for h in hits if h is not root and first.holds(h)), root)
+        walk.move(entry, "located", placed(entry, rank, walk.host or first.fields.get("host")))
         return None
     echo = _next_report(root, hits) or _sole_report(root, hits)
     if echo is not None:

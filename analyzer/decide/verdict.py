@@ -39,7 +39,15 @@ from ..types import (
     Verdict,
 )
 from ..unknowns.classifier import Model
-from ..unknowns.region import ErrorLines, error_looking, harmless, stating, warning_only
+from ..unknowns.region import (
+    ErrorLines,
+    error_level,
+    error_looking,
+    harmless,
+    stating,
+    warning_only,
+    where_only,
+)
 from .culprit import Culprit, Lag, Lost, chains, spread, walk_table
 
 MAX_FINDINGS = 200
@@ -459,7 +467,14 @@ def _ask_model(
         p=pred.probability,
         text=line.text[:200],
     )
-    rc = RootCause(
+    rc = _cited(line, say("root.classifier", "en", category=pred.category, p=pred.probability))
+    return opinion, rc, summary
+
+
+def _cited(line: ErrorLine, message: str) -> RootCause:
+    """A root cause no signature matched: an error line the classifier or the caller's
+    `failed` made the evidence."""
+    return RootCause(
         file=line.file,
         line=line.line,
         offset=0,
@@ -468,11 +483,36 @@ def _ask_model(
         time=line.time.iso() if line.time else None,
         signature=None,
         text=line.text,
-        message=say("root.classifier", "en", category=pred.category, p=pred.probability),
+        message=message,
         context=(),
         context_first_line=line.line,
     )
-    return opinion, rc, summary
+
+
+def _unrecognised(
+    errors: ErrorLines | None, ev: Evidence, context: Callable[[str], bool]
+) -> ErrorLine | None:
+    """The line to cite when the caller knows the job failed and neither a signature nor
+    the classifier says why: the failure region's first line that states an error (at an
+    error level or naming an exception first, else any error-looking line that is not a
+    warning), or, when an excerpt ends inside a traceback, its header. A person (and a
+    blind labeller) reads the first error of the process that went wrong as the evidence
+    of an unrecognised failure; "no line says why" hid the line that does. Never a line
+    that calls itself harmless, that a signature knows as context, or that its file went
+    on past as if nothing had happened."""
+    region, _ = model_region(errors, ev)
+    told = [
+        region[i]
+        for i in stating(region)
+        if error_looking(region[i].text)
+        and not warning_only(region[i].text)
+        and not harmless(region[i].text)
+        and not context(region[i].text)
+        and not (errors is not None and errors.went_on(region[i].file, region[i].line))
+    ]
+    leveled = [x for x in told if error_level(x.text)]
+    headers = [x for x in region if where_only(x.text) and "Traceback" in x.text]
+    return next(iter(leveled or told or headers), None)
 
 
 # Captures that name a device in root-cause lines (Xid PCI ids, NPU/card ids, bus ids).
@@ -691,10 +731,18 @@ def decide(
         # the caller knows the job failed; or a reading the deadline cut short, which never
         # says "healthy": the cause may sit in what was not read
         unknown, cut = CATEGORIES["unknown"], not failed
+        seen = None if cut else _unrecognised(errors, ev, context)
         summary, reason = (
             (say("reason.cut-short", lang, files=stats.files, lines=stats.lines), "cut-short")
             if cut
-            else _silent_summary(ev, stats, lang)
+            else (
+                (
+                    say("reason.failed-unrecognised", lang, text=seen.text[:200]),
+                    "failed-unrecognised",
+                )
+                if seen is not None
+                else _silent_summary(ev, stats, lang)
+            )
         )
         return verdict(
             category=unknown.id,
@@ -703,7 +751,7 @@ def decide(
             confidence=0.3 if cut else 0.5,
             summary=summary,
             reasons=(reason,),
-            root_cause=None,
+            root_cause=_cited(seen, say("root.unrecognised", "en")) if seen else None,
             findings=shown,
             decided_by="none" if cut else "caller",
         )

@@ -169,6 +169,10 @@ class Record:
     fields: dict[str, str]
     who: Who
 
+    def holds(self, hit: Hit) -> bool:
+        """Whether `hit` is one of the record's lines."""
+        return hit.file_index == self.file_index and self.first <= hit.line <= self.last
+
 
 @dataclass
 class JobBuilder:

@@ -109,6 +109,10 @@ TEXT: dict[str, tuple[str, str]] = {
         "The job failed, but no line in the logs says why.",
         "作业已失败，但日志未说明原因。",
     ),
+    "reason.failed-unrecognised": (
+        "The job failed with an error no signature knows and the classifier cannot place: {text}",
+        "作业已失败，错误不为任何特征规则所知，分类模型也无法判断：{text}",
+    ),
     "reason.failed-unread": (
         "The job failed, but no line in the logs says why; no log lines could be read.",
         "作业已失败，但日志未说明原因；没有可读取的日志。",
@@ -167,6 +171,7 @@ TEXT: dict[str, tuple[str, str]] = {
         "own work for {ran:.0f} min; the collective timeout is {limit:.0f} min",
         "自身工作 {ran:.0f} 分钟；集合通信超时为 {limit:.0f} 分钟",
     ),
+    "root.unrecognised": ("an error no signature knows", "不为任何特征规则所知的错误"),
     "root.classifier": ("classifier: {category} (p={p:.2f})", "分类模型：{category}（p={p:.2f}）"),
     # a finding the root cause explains that is the launcher's teardown, not a preemption
     "kind.teardown": ("teardown", "拆除"),

@@ -112,9 +112,15 @@ def error_looking(text: str) -> bool:
     return bool(_ERROR_LOOKING.search(text) or _ERROR_LEVEL.search(text))
 
 
+def error_level(text: str) -> bool:
+    """Whether a line carries an error level (ERROR, FATAL, glog's E1207, NCCL's WARN)
+    or names an exception."""
+    return _ERROR_LEVEL.search(text) is not None
+
+
 def warning_only(text: str) -> bool:
     """Whether a line is at warning level and carries no error level."""
-    return bool(_WARNING_LEVEL.search(text)) and not _ERROR_LEVEL.search(text)
+    return bool(_WARNING_LEVEL.search(text)) and not error_level(text)
 
 
 _PER_FILE_HEAD = 20
