@@ -467,18 +467,21 @@ def _ask_model(
         p=pred.probability,
         text=line.text[:200],
     )
-    rc = _cited(line, say("root.classifier", "en", category=pred.category, p=pred.probability))
+    message = say("root.classifier", "en", category=pred.category, p=pred.probability)
+    rc = _cited(line, message, ev.job, formats)
     return opinion, rc, summary
 
 
-def _cited(line: ErrorLine, message: str) -> RootCause:
+def _cited(line: ErrorLine, message: str, job: JobModel, formats: Formats | None) -> RootCause:
     """A root cause no signature matched: an error line the classifier or the caller's
-    `failed` made the evidence."""
+    `failed` made the evidence. It names the rank that logged the line (its prefix, its
+    file), never a host: a classifier's reading is a guess, and a guess does not cordon
+    a node."""
     return RootCause(
         file=line.file,
         line=line.line,
         offset=0,
-        rank=None,
+        rank=job.line_identity(line.file, line.line, line.text, formats).rank,
         host=None,
         time=line.time.iso() if line.time else None,
         signature=None,
@@ -751,7 +754,9 @@ def decide(
             confidence=0.3 if cut else 0.5,
             summary=summary,
             reasons=(reason,),
-            root_cause=_cited(seen, say("root.unrecognised", "en")) if seen else None,
+            root_cause=(
+                _cited(seen, say("root.unrecognised", "en"), ev.job, formats) if seen else None
+            ),
             findings=shown,
             decided_by="none" if cut else "caller",
         )

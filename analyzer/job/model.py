@@ -758,6 +758,16 @@ class JobModel:
             self._cache[key] = ident
         return ident
 
+    def line_identity(self, name: str, line: int, text: str, formats: Formats | None) -> Identity:
+        """Who logged a line the scan kept as text only (an error line the classifier or
+        the caller's `failed` cites): its prefixes, claims and path, resolved as a hit's."""
+        index = next((i for i, n in self.names.items() if n == name), None)
+        if index is None:
+            return Identity(None, None, None, None, None)
+        f = formats or builtin_formats()
+        message, prefix = f.strip(text)
+        return self.identity(index, who_of(prefix, f.claims_of(message), path_who(name, f)), line)
+
 
 def placed(hit: Hit, rank: int | None, host: str | None = None) -> Identity:
     """Who `hit` is about when it names no process itself and echoes a line of `rank`
