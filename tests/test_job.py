@@ -148,6 +148,25 @@ def test_nccl_lines_tie_pid_device_and_bus_to_a_rank_and_an_xid_to_it(tmp_path: 
     assert any("0000:3b:00" in d for d in v.act_on.devices)
 
 
+def test_a_device_without_a_comm_line_takes_its_hosts_rank_offset(tmp_path: Path) -> None:
+    """An excerpt holds the comm lines of devices 0, 3 and 6 of a host (rank = device + 8)
+    but not of device 2, whose process then reports the fault: it is rank 10 (b6 first
+    look, gpu-01's class); one device alone, or offsets that disagree, give none."""
+    comm = "node-b:{pid}:{tid} [{d}] NCCL INFO comm 0x55{d}e rank {r} nranks 16 cudaDev {d} busId {d}000 - Init COMPLETE"
+    warn = "node-b:24141:24296 [2] ib_plugin.c:978 NCCL WARN NET/IB : Got completion from peer 10.226.98.98<48598> with error 12, opcode 0, len 0, vendor err 129"
+
+    def rank(devices: dict[int, int]) -> int | None:
+        lines = [comm.format(pid=24100 + d, tid=24200 + d, d=d, r=r) for d, r in devices.items()]
+        out = tmp_path / "-".join(f"{d}.{r}" for d, r in devices.items())
+        v = analyze(write_bundle(out, {"console.log": [*lines, warn]}), model=False)
+        assert v.category == "network_fault" and v.root_cause is not None
+        return v.root_cause.rank
+
+    assert rank({0: 8, 3: 11, 6: 14}) == 10
+    assert rank({3: 11}) is None
+    assert rank({0: 8, 3: 12}) is None
+
+
 def test_the_oom_victim_pid_names_the_rank(tmp_path: Path) -> None:
     """dmesg's `Killed process 12877` and torchelastic's `exitcode: -9 (pid: 12877)`."""
     dmesg = [

@@ -283,6 +283,7 @@ class JobModel:
         self._pid_only: dict[int, int] = {}
         self._busid_rank: dict[tuple[str | None, str], int] = {}
         self._device_rank: dict[tuple[str, str], int] = {}
+        self._device_offset: dict[str, int] = {}
         self._channel_names: dict[tuple[int, str], set[int]] = {}
         self._channel_rank: dict[tuple[int, str], int] = {}
         self._blocks: dict[int, list[Record]] = {}
@@ -483,6 +484,18 @@ class JobModel:
             if host and device:
                 per_device.setdefault((short(host), device), set()).add(rank)
         self._device_rank = {k: next(iter(r)) for k, r in per_device.items() if len(r) == 1}
+        # a device of a host none of its lines gave a rank (an excerpt without that
+        # process's comm line): where two or more devices of the host have ranks at one
+        # offset (NCCL's `rank 3 ... cudaDev 3`, `rank 11 ... cudaDev 3`), it has its own
+        shifts: dict[str, set[int]] = {}
+        pairs: Counter[str] = Counter()
+        for (h, device), rank in self._device_rank.items():
+            if device.isdigit():
+                shifts.setdefault(h, set()).add(rank - int(device))
+                pairs[h] += 1
+        self._device_offset = {
+            h: next(iter(o)) for h, o in shifts.items() if len(o) == 1 and pairs[h] >= 2
+        }
 
     def _learn_line(
         self,
@@ -717,7 +730,9 @@ class JobModel:
                   whose rank another line tells (NCCL header and comm line, the table);
                6. the PCI bus id it names (an Xid) of the device NCCL gave a rank on
                   that host, or the device id (a driver's dev_id=3, CANN's device-3/
-                  folder) of the one rank on that device of that host;
+                  folder, NCCL's [3]) of the one rank on that device of that host, or
+                  of no rank yet: the device plus the offset at which two or more
+                  other devices of that host have their ranks;
                7. an srun task, taken as the rank when tasks are not nodes.
         host:  the line's own (pdsh prefix, syslog field, NCCL header), its record's,
                its file's, the rank's (failure table, NCCL, DeepSpeed's rank mapping),
@@ -745,6 +760,9 @@ class JobModel:
         device = who.device or who.path_device
         if rank is None and host and device:
             rank = self._device_rank.get((short(host), device))
+            offset = self._device_offset.get(short(host))
+            if rank is None and offset is not None and device.isdigit():
+                rank = int(device) + offset
         if rank is None and who.task is not None and not self.tasks_are_nodes:
             rank = who.task
         if host is None and rank is not None:

@@ -262,7 +262,10 @@ class Formats:
 
     def strip(self, text: str) -> tuple[str, Fields]:
         """Remove the prefixes at the start of `text` (stacked, up to four); return the
-        rest and what they name. A field named twice keeps its first (outermost) value."""
+        rest and what they name. A field named twice keeps its first (outermost) value,
+        but a rank its innermost: the process's own `[rank2]:` is its global rank, while
+        an outer one is what a launcher added (torchrun `--role rank` prints the local
+        rank as `[rank0]:`); a host is the collector's, outermost."""
         found: Fields = {}
         if self._prefix is None:
             return text, found
@@ -272,8 +275,8 @@ class Formats:
             if m is None or m.end() == 0:
                 break
             for k, v in m.groupdict().items():
-                if v is not None:
-                    found.setdefault(fields[k], v)
+                if v is not None and (fields[k] == "rank" or fields[k] not in found):
+                    found[fields[k]] = v
             text = text[m.end() :]
         return text, found
 
