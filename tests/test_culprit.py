@@ -903,6 +903,37 @@ def test_located_the_reports_summary_cites_the_first_failures_own_entry(tmp_path
     assert "bad_alloc" in v.root_cause.text
 
 
+def test_one_node_path_a_path_only_one_nodes_ranks_cannot_find_is_its_mount(
+    tmp_path: Path,
+) -> None:
+    """Ranks 2 and 3 of worker-1 cannot find the checkpoint that worker-0's ranks went on
+    past: a shared mount missing on worker-1 (storage), not a wrong path (b2 first look,
+    run-04's class); when every node misses it, it is the job's own path."""
+    missing = (
+        "FileNotFoundError: [Errno 2] No such file or directory: '/mnt/ckpt/run7/step_000060.pt'"
+    )
+    lost = (
+        "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] Connection closed"
+        " by peer [10.0.0.2]:21045"
+    )
+
+    def line(pod: int, rank: int, text: str) -> str:
+        return f"[pod/pt-run7-worker-{pod}/pytorch] [rank{rank}]: {text}"
+
+    one = [line(1, 2, missing), line(1, 3, missing), line(0, 0, lost), line(0, 1, lost)]
+    v = analyze(write_bundle(tmp_path / "one", {"pt-run7.log": one}), model=False)
+    assert (v.culprit_rule, v.category, v.recovery) == (
+        "one-node-path",
+        "storage_fault",
+        "checkpoint_resume",
+    ), v.summary
+    assert v.root_cause is not None and v.root_cause.host == "pt-run7-worker-1"
+    assert "one-node-path" in v.reasons
+    every = [line(1, 2, missing), line(1, 3, missing), line(0, 0, missing), line(0, 1, missing)]
+    v = analyze(write_bundle(tmp_path / "every", {"pt-run7.log": every}), model=False)
+    assert v.category == "user_code_error", v.summary
+
+
 def test_deciding_a_first_failure_that_was_torn_down_itself_is_not_trusted(tmp_path: Path) -> None:
     """torchelastic dates a worker by its error file where it wrote one: a rank that
     answered the teardown's SIGTERM can be named first although another was SIGKILLed

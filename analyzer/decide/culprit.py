@@ -549,6 +549,35 @@ def _rule_named(walk: Walk) -> Culprit | None:
     return Culprit(walk.root, None, "named", blamed=named) if named is not None else None
 
 
+# signatures of a path that does not exist (the wrong path of taxonomy's checkpoint rule)
+_NOT_FOUND = frozenset({"python-file-not-found"})
+
+
+def _rule_one_node_path(walk: Walk) -> Culprit | None:
+    """A path that two or more ranks of one node cannot find, while ranks of the job's
+    other nodes report no such error, is a storage fault on that node (a shared mount
+    missing there; taxonomy: a wrong path is `user_code_error`, a missing shared mount
+    `storage_fault`): the same code with a wrong path fails on every node alike."""
+    root = walk.root
+    assert root is not None
+    path = root.captures.get("path")
+    if root.signature.id not in _NOT_FOUND or not path or not walk.host:
+        return None
+    same = [f for f in walk.ev.findings if f.signature.id in _NOT_FOUND]
+    if any(f.first.captures.get("path") != path for f in same):
+        return None  # other paths missing too: the job's own paths, not one node's view
+    hosts = {short(h.host) for h in walk.ev.candidates if h.signature.id in _NOT_FOUND and h.host}
+    ranks = {r for f in same for r in f.ranks}
+    others = {
+        short(h.host)
+        for h in walk.ev.candidates
+        if h.host and h.rank is not None and h.rank not in ranks
+    }
+    if hosts != {short(walk.host)} or len(ranks) < 2 or not others - hosts:
+        return None
+    return Culprit(root, None, "one-node-path", blamed=walk.blamed, reading="storage_fault")
+
+
 # The culprit table, walked in this order by choose(); README's list and the tests read
 # it. Ids are what the verdict's JSON reports (`culprit_rule`).
 RULES: tuple[CulpritRule, ...] = (
@@ -569,6 +598,7 @@ RULES: tuple[CulpritRule, ...] = (
     CulpritRule("silent-exit", "decides", _rule_silent_exit),
     CulpritRule("node-rank", "decides", _rule_node_rank),
     CulpritRule("named", "decides", _rule_named),
+    CulpritRule("one-node-path", "decides", _rule_one_node_path),
 )
 
 

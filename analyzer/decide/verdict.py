@@ -837,6 +837,12 @@ def decide(
                 if mismatch
                 else "",
             ),
+            (
+                "one-node-path",
+                say("reason.one-node-path", lang, host=culprit.host)
+                if culprit.rule == "one-node-path"
+                else "",
+            ),
             ("weak-evidence", _guess(confidence, lang)),
         ),
         root_cause=rc,

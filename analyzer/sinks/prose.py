@@ -109,6 +109,12 @@ TEXT: dict[str, tuple[str, str]] = {
         "The job failed, but no line in the logs says why.",
         "作业已失败，但日志未说明原因。",
     ),
+    "reason.one-node-path": (
+        " Only {host}'s ranks cannot find the path, and the job's other nodes did not fail "
+        "on it: the shared mount is missing or different on {host}, not a wrong path.",
+        "只有 {host} 上的 rank 找不到该路径，作业的其他节点没有因此失败："
+        "是 {host} 上的共享存储挂载缺失或不同，而不是路径写错。",
+    ),
     "reason.failed-unrecognised": (
         "The job failed with an error no signature knows and the classifier cannot place: {text}",
         "作业已失败，错误不为任何特征规则所知，分类模型也无法判断：{text}",
