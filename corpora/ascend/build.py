@@ -619,7 +619,9 @@ def aicore_error() -> tuple[Job, dict[str, object]]:
         "dump info: pc start: 0x100040800008, current: 0x10004080016c",
     ]
     _ring_waits(job, 0, 2500)
-    return job, _label("user_code_error", 0, job, "an AI Core kernel faulted on rank 0")
+    return job, _label(
+        "device_fault", 0, job, "an AI Core kernel faulted on rank 0 (an aicore device error)"
+    )
 
 
 @scenario
