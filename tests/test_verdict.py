@@ -234,6 +234,30 @@ def test_a_failed_job_whose_error_no_signature_knows_cites_its_first_error_line(
     assert analyze(_job(tmp_path / "quiet", {"rank_0.log": lines}), model=False).category == "none"
 
 
+def test_a_traceback_cut_before_its_error_names_no_cause_behind_any_prefix(
+    tmp_path: Path,
+) -> None:
+    """An excerpt that ends inside a traceback says where, never what: behind kubectl's
+    timestamps or a logger's prefix, no frame, code line, marker (`^^^^`) or
+    multiprocessing's `Process Process-2:` header is cited (b10 first look, gpu-01 and
+    asc-04: the classifier read `.backward()` as a numerical error); the verdict is
+    unknown and cites the traceback's header."""
+    ts = "2024-06-07T11:43:12.4856{:05d}Z "
+    lines = [
+        "Process Process-2:",
+        "Traceback (most recent call last):",
+        '  File "/app/train.py", line 482, in train_and_evaluate',
+        "    scaler.scale(loss_disc).backward()",
+        "    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        '  File "/usr/local/lib/python3.10/site-packages/torch/_tensor.py", line 525, in backward',
+    ]
+    (tmp_path / "cut").mkdir()
+    job = _job(tmp_path / "cut", {"console.log": [ts.format(i) + x for i, x in enumerate(lines)]})
+    v = analyze(job, failed=True)
+    assert (v.category, v.decided_by) == ("unknown", "caller"), v.summary
+    assert v.root_cause is not None and v.root_cause.line == 2
+
+
 def test_failed_does_not_override_a_cause_the_logs_show(tmp_path: Path) -> None:
     job = _job(tmp_path, {"rank2.log": [OOM.format(r=2, t="10:20:01,000")]})
     assert analyze(job, failed=True).category == "device_oom"

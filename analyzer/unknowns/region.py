@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..read.errors import ErrorLine, Unread
+from ..read.lines import message_of
 
 # One automaton pattern for "this line looks like an error". Broad on purpose: these
 # lines are only kept (bounded), never turned into findings on their own.
@@ -61,20 +62,21 @@ _ADVICE = re.compile(
 )
 
 
-# A traceback's header and its frames say where, never what: the failure is the
-# traceback's last line (and when an excerpt ends before it, no line says what failed);
-# also behind a logger's prefix (vLLM prints frames after `ERROR 03-04 12:57:08
-# [engine.py:409] `)
+# A traceback's header (and multiprocessing's `Process Process-2:` before it) and its
+# frames say where, never what: the failure is the traceback's last line (and when an
+# excerpt ends before it, no line says what failed); also behind a logger's prefix (vLLM
+# prints frames after `ERROR 03-04 12:57:08 [engine.py:409] `)
 _WHERE_ONLY = re.compile(
-    r"Traceback \(most recent call last\):\s*$|"
+    r"Traceback \(most recent call last\):\s*$|^Process [\w-]{1,64}:\s*$|"
     r"^(?:.{0,120}?\]:?)?\s*(?:File \"[^\"]*\", line \d+|frame #\d+: )"
 )
 
 
 def where_only(text: str) -> bool:
-    """Whether a line only says where (a traceback's header, a stack frame): the model
-    may read it with the rest, never cite it as what failed."""
-    return _WHERE_ONLY.search(text) is not None
+    """Whether a line only says where (a traceback's header, a stack frame), also behind
+    a prefix the formats know (a timestamp): the model may read it with the rest, never
+    cite it as what failed."""
+    return _WHERE_ONLY.search(text) is not None or _WHERE_ONLY.search(message_of(text)) is not None
 
 
 # a line indented under its prefix (`[rank3]:     run_exp()`, `ERROR ... [engine.py:409]
@@ -82,15 +84,27 @@ def where_only(text: str) -> bool:
 _INDENTED = re.compile(r"(?:\S*\]:)?\s|.{0,120}?\]:? {2,}\S")
 
 
+# the markers Python 3.11+ prints under a frame's code line (`    ^^^^^^`, `~~~~^^^`)
+_MARKER = re.compile(r"(?:^|\]:?)\s*[\^~]{3,}[\s^~]*$")
+
+
 def stating(lines: Sequence[ErrorLine]) -> list[int]:
     """The indexes of the lines that may say what failed: not a traceback's header or
-    frame (`where_only`), nor the indented code line right under a frame."""
+    frame (`where_only`), nor the indented code line right under a frame (behind any
+    prefix: a timestamp, `[rank3]:`, a logger's), nor the markers under it."""
     frames = {(x.file, x.line) for x in lines if where_only(x.text)}
+
+    def code(x: ErrorLine) -> bool:
+        return (x.file, x.line - 1) in frames and bool(
+            _INDENTED.match(x.text) or _INDENTED.match(message_of(x.text))
+        )
+
     return [
         i
         for i, x in enumerate(lines)
         if (x.file, x.line) not in frames
-        and not ((x.file, x.line - 1) in frames and _INDENTED.match(x.text))
+        and not code(x)
+        and not (_MARKER.search(x.text) or _MARKER.search(message_of(x.text)))
     ]
 
 
