@@ -1016,6 +1016,27 @@ def test_lost_node_when_only_the_lost_node_logs_progress(tmp_path: Path) -> None
     assert _rule(one) != "lost-node"
 
 
+def test_lost_node_whose_console_sits_beside_its_log_dir(tmp_path: Path) -> None:
+    """Each node's folder holds its agent's console and its torchrun `--log-dir`
+    (`node-b/console.log`, `node-b/torchelastic/RUN/attempt_0/0/`): both are one node, so
+    node-b, silent in both, is the one lost node and its rank the others leave is the root
+    (b10 first look, run-02: read as the survivors' network fault)."""
+    step = "[default0]:[16:34:{s:02d}] INFO     train step  step={s}  loss=2.3  lr=2.9e-04"
+    steps = [step.format(s=s) for s in range(10, 50, 10)]
+    files: dict[str, list[str]] = {}
+    for node, rank in (("node-a", 0), ("node-b", 1), ("node-c", 2)):
+        own = [x.split("]:", 1)[1] for x in steps]
+        lost = [] if node == "node-b" else [f"[default0]:{GLOO_LOST.format(r=rank)}"]
+        files[f"{node}/console.log"] = [*steps, *lost]
+        run = f"{node}/torchelastic/job-c02_{node[-1]}x7k/attempt_0/0"
+        files[f"{run}/stdout.log"] = own
+        files[f"{run}/stderr.log"] = [x.split("]:", 1)[1] for x in lost]
+    logs = write_bundle(tmp_path, files)
+    v = analyze(logs, failed=True)
+    assert (v.culprit_rule, v.category) == ("lost-node", "unknown"), v.summary
+    assert v.root_cause is not None and v.root_cause.rank == 1, v.root_cause
+
+
 def test_deciding_a_desync_report_naming_every_rank_names_none(tmp_path: Path) -> None:
     """`[0, 1, ..., 15] joined but didn't finish collective #730`: every rank was inside
     the collective, nobody lagged; the watchdog's timeout decides (b6 first look, gpu-02:

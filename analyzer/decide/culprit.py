@@ -648,12 +648,14 @@ def _lost_node(ev: Evidence, hits: list[Hit]) -> Lost | None:
     at = ev.clocks.corrected
 
     def node(h: Hit) -> object:
-        """A line's node: its resolved host; a rank on no known host is on the node(s)
-        the known hosts leave (a merged console whose other node names nothing); else
-        the agent the job model gives it."""
+        """A line's node: its resolved host; else the agent's folder that holds its file
+        (a torchrun log dir and the console beside it); a rank on no known host or folder
+        is on the node(s) the known hosts leave (a merged console whose other node names
+        nothing); else the agent the job model gives it."""
         if h.host:
             return ("host", short(h.host))
-        return ("unplaced", "") if h.rank is not None else ev.job.node(h.file_index, h.who)
+        agent = ev.job.node(h.file_index, h.who)
+        return ("unplaced", "") if h.rank is not None and agent[0] != "dir" else agent
 
     streams: dict[object, list[Hit]] = {}
     for st in ev.timeline.streams.values():

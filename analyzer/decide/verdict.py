@@ -223,7 +223,8 @@ def _guess(confidence: float, lang: str) -> str:
 
 
 def _when(hit: Hit) -> str:
-    return (hit.time.iso() if hit.time else None) or "?"
+    """When a line was logged: its time, else where it is (a line with no date)."""
+    return (hit.time.iso() if hit.time else None) or f"{hit.file}:{hit.line}"
 
 
 def _stall_root(stall: Stall, lang: str) -> tuple[RootCause, str, str]:

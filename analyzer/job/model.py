@@ -362,8 +362,13 @@ class JobModel:
             return ("host", short(host))
         name = path_posix(self.names.get(file_index, ""))
         folder = _run_folder(name)
-        if folder is None and name.rpartition("/")[0] in self._run_folders:
-            folder = name.rpartition("/")[0]  # the agent's own log beside its run folder
+        if folder is None:
+            # the agent's own log beside its run folder, or beside the log dir holding it
+            # (`node-b/console.log` and `node-b/torchelastic/RUN/attempt_0/0/`) when that
+            # folder holds no other node's runs
+            here = name.rpartition("/")[0]
+            below = [f for f in self._run_folders if f.rpartition("/")[0] == here]
+            folder = here if here in self._run_folders else (below[0] if len(below) == 1 else None)
         # any other file is one agent's output: two consoles side by side in one folder
         # are two nodes (whether the bundle was opened at that folder or above it)
         return ("dir", folder) if folder is not None else ("file", name)
