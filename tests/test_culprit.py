@@ -791,7 +791,7 @@ def test_silent_exit_a_worker_s_own_abort_notice_is_its_exit_not_a_cause(tmp_pat
     assert v.root_cause is not None and v.root_cause.rank == 3
 
 
-def _stopped_rank_bundle(tmp_path: Path, stuck_times_out: bool) -> Path:
+def _stopped_rank_bundle(tmp_path: Path, stuck_times_out: bool, forced: bool = False) -> Path:
     """Two nodes of two ranks in one host file each: ranks 0, 1 and 3 time out in a gloo
     recv; rank 2 says nothing, ignores its agent's SIGTERM and is SIGKILLed 30 s later
     (the lines' forms are torchelastic's and gloo's)."""
@@ -808,6 +808,11 @@ def _stopped_rank_bundle(tmp_path: Path, stuck_times_out: bool) -> Path:
     b = [step.format(n=2), timeout.format(r=3), term, "  rank      : 2 (local_rank: 0)"]
     if stuck_times_out:
         b.append(timeout.format(r=2))
+    if forced:
+        b.append(
+            f"W1207 12:40:21.203000 21007 {api}:1047] Unable to shutdown process 21177 via 15,"
+            " forcefully exiting via 9"
+        )
     b.append(killed)
     return write_bundle(tmp_path, {"node-a/launcher.log": a, "node-b/launcher.log": b})
 
@@ -828,6 +833,11 @@ def test_unresponsive_the_rank_its_launcher_had_to_kill_while_the_others_timed_o
     assert v.culprit_rule == "unresponsive" and v.category == "hang", v.summary
     assert v.recovery == "hang_restart" and "unresponsive" in v.reasons
     assert v.root_cause is not None and v.root_cause.rank == 2
+    # the agent's own word that it had to force the kill is the evidence, where it is logged
+    said = analyze(_stopped_rank_bundle(tmp_path / "f", False, forced=True), failed=True)
+    assert said.culprit_rule == "unresponsive" and said.root_cause is not None
+    assert "Unable to shutdown process 21177" in said.root_cause.text
+    assert said.root_cause.rank == 2
     # a rank that reported the timeout itself only waited: no rank is shown stuck
     again = analyze(
         _stopped_rank_bundle(tmp_path / "x", stuck_times_out=True), model=False, failed=True

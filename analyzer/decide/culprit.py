@@ -389,11 +389,16 @@ def _rule_lags(walk: Walk) -> Culprit | None:
     return Culprit(behind[0], None, "lags", lag=behind[1]) if behind is not None else None
 
 
+# the agent's `Unable to shutdown process P via 15, forcefully exiting via 9`
+_FORCED = "pytorch-elastic-shutdown-forced"
+
+
 def _rule_unresponsive(walk: Walk) -> Culprit | None:
     """Only symptoms decide (the others' collective timeouts), and one rank that reported
     none of them had to be killed by its launcher after it ignored the closing SIGTERM: a
     process that answers no signal is stuck (stopped, in uninterruptible I/O, deadlocked),
-    and the others timed out waiting for it: a hang of that rank."""
+    and the others timed out waiting for it: a hang of that rank (the launcher's `Unable to
+    shutdown process` line for it is cited where it logged one)."""
     if walk.hits[0].signature.role == "cause":
         return None
     # the ranks that reported a failure of their own (the launcher's SIGTERM to a rank is
@@ -412,7 +417,17 @@ def _rule_unresponsive(walk: Walk) -> Culprit | None:
     ]
     if not killed:
         return None
-    return Culprit(min(killed, key=time_key), None, "unresponsive", reading="hang")
+    kill = min(killed, key=time_key)
+    # the agent's own word that it had to force that kill, where it logged one
+    forced = [
+        h
+        for h in walk.ev.candidates
+        if h.signature.id == _FORCED
+        and (h.host, h.captures.get("pid")) == (kill.host, kill.captures.get("pid"))
+    ]
+    if forced:
+        return Culprit(forced[0], None, "unresponsive", reading="hang", blamed=kill.identity)
+    return Culprit(kill, None, "unresponsive", reading="hang")
 
 
 def _rule_best(walk: Walk) -> Culprit | None:
