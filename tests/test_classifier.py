@@ -207,13 +207,20 @@ def test_a_line_that_calls_itself_harmless_is_never_evidence(tmp_path: Path) -> 
         ),
         ("WARNING: RuntimeError: CUDA error: an illegal memory access", False, False),
         ("E1129 10:00:00.000 1 x.cpp] something failed", False, False),
+        (
+            "[INFO][pid:2241703][awatchdog_monitor.c:145](tid:2245407) watchdog timeout, dogId "
+            "65584, timeout : 3s",
+            False,
+            True,
+        ),
+        ("I1207 16:33:10.491000 77 agent.py:10] rendezvous timed out, retrying", False, True),
     ],
 )
 def test_harmless_and_warning_level_lines(line: str, harmless: bool, warning: bool) -> None:
+    from analyzer.unknowns.region import below_error
     from analyzer.unknowns.region import harmless as is_harmless
-    from analyzer.unknowns.region import warning_only
 
-    assert (is_harmless(line), warning_only(line)) == (harmless, warning)
+    assert (is_harmless(line), below_error(line)) == (harmless, warning)
 
 
 IB_EVENT = "gpu{n}:50{n}1:53{n}6 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : client reregistration"
@@ -273,14 +280,18 @@ def test_a_frameworks_list_of_possible_causes_is_not_read() -> None:
         ("[rank0]: RuntimeError: setup failed!", False),
         ("RuntimeError: File not found: /data/x.bin", False),
         ("OSError: [Errno 5] Input/output error: 'File \"x\", line 3'", False),
+        ('2024-06-07T11:43:12.485694025Z   File "/app/train.py", line 482, in run', True),
+        ("2024-06-07T11:43:12.483401697Z Process Process-2:", True),
     ],
 )
 def test_a_traceback_header_or_frame_says_only_where(line: str, where: bool) -> None:
     """The model never cites a line that only says where (b5 first look, asc-07: a
-    traceback cut before its error was read as a code bug)."""
+    traceback cut before its error was read as a code bug), behind a timestamp too (b10
+    first look, gpu-01)."""
+    from analyzer.read.errors import ErrorLine
     from analyzer.unknowns.region import where_only
 
-    assert where_only(line) is where
+    assert where_only(ErrorLine("x.log", 1, None, line, False)) is where
 
 
 def test_a_line_its_file_went_on_past_is_no_failure_unless_the_caller_says_so(

@@ -41,11 +41,11 @@ from ..types import (
 from ..unknowns.classifier import Model
 from ..unknowns.region import (
     ErrorLines,
+    below_error,
     error_level,
     error_looking,
     harmless,
     stating,
-    warning_only,
     where_only,
 )
 from .culprit import Culprit, Lag, Lost, chains, spread, walk_table
@@ -441,6 +441,11 @@ def _ask_model(
     # traceback's header or frame: an excerpt cut before the error names no cause)
     told = stating(region)
     line = region[model.strongest_line(messages, pred.category, told)] if sure and told else None
+    # a notice or warning it would cite gives way, unless the caller knows the job failed,
+    # to its strongest line at an error level (the exception under a `resume:` notice)
+    leveled = [i for i in told if error_level(region[i].text)]
+    if line is not None and not failed and below_error(line.text) and leveled:
+        line = region[model.strongest_line(messages, pred.category, leveled)]
     # the line it would cite must state a failure (analyzer.unknowns.region): never one that calls
     # itself harmless or that a signature knows as context; a warning, a last line that
     # does not look like an error at all, or one its file went on past as if nothing had
@@ -452,7 +457,7 @@ def _ask_model(
             failed
             or (
                 error_looking(line.text)
-                and not warning_only(line.text)
+                and not below_error(line.text)
                 and not (errors is not None and errors.went_on(line.file, line.line))
             )
         )
@@ -509,13 +514,13 @@ def _unrecognised(
         region[i]
         for i in stating(region)
         if error_looking(region[i].text)
-        and not warning_only(region[i].text)
+        and not below_error(region[i].text)
         and not harmless(region[i].text)
         and not context(region[i].text)
         and not (errors is not None and errors.went_on(region[i].file, region[i].line))
     ]
     leveled = [x for x in told if error_level(x.text)]
-    headers = [x for x in region if where_only(x.text) and "Traceback" in x.text]
+    headers = [x for x in region if where_only(x) and "Traceback" in x.text]
     return next(iter(leveled or told or headers), None)
 
 

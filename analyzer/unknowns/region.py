@@ -19,7 +19,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..read.errors import ErrorLine, Unread
-from ..read.lines import message_of
 
 # One automaton pattern for "this line looks like an error". Broad on purpose: these
 # lines are only kept (bounded), never turned into findings on their own.
@@ -32,13 +31,16 @@ ERROR_LINE = (
     r"\bE\d{4} |\bERR\d{5}\b|错误|失败|异常|超时"
 )
 # Lines the classifier may not cite on their own: a line that calls itself harmless (or
-# gives advice) is never evidence, and a line at warning level (without an error level
-# or an exception name; NCCL's WARN is its error level) is evidence only when the caller
-# knows the job failed. On healthy runs these were its false alarms (DeepSpeed's "OVERFLOW! ...
-# Skipping step", a WARNING that a backend is "not yet implemented"); in failed jobs a
-# warning is often all there is ("instance is being preempted", "Retry=3 ... 503").
-_WARNING_LEVEL = re.compile(
-    r"\bWARN(?:ING)?\b|\bWarning:|\b[A-Z][A-Za-z]*Warning\b|(?:^|[\[\s])W\d{4} \d\d:"
+# gives advice) is never evidence, and a line at warning or info level (without an error
+# level or an exception name; NCCL's WARN is its error level) is evidence only when the
+# caller knows the job failed. On healthy runs these were its false alarms (DeepSpeed's
+# "OVERFLOW! ... Skipping step", a WARNING that a backend is "not yet implemented", CANN's
+# `[INFO]` awatchdog line "watchdog timeout, dogId ..."); in failed jobs a warning or a
+# notice is often all there is ("instance is being preempted", "Retry=3 ... 503", Ray's
+# "graceful shutdown triggered ... SIGTERM").
+_BELOW_ERROR = re.compile(
+    r"\bWARN(?:ING)?\b|\bWarning:|\b[A-Z][A-Za-z]*Warning\b|(?:^|[\[\s])[WI]\d{4} \d\d:|"
+    r"\bINFO\b"
 )
 _ERROR_LEVEL = re.compile(
     r"\b(?:ERROR|FATAL|CRITICAL|Traceback)\b|(?:^|[\[\s])[EF]\d{4} \d\d:|\bNCCL WARN\b|"
@@ -72,11 +74,11 @@ _WHERE_ONLY = re.compile(
 )
 
 
-def where_only(text: str) -> bool:
+def where_only(line: ErrorLine) -> bool:
     """Whether a line only says where (a traceback's header, a stack frame), also behind
     a prefix the formats know (a timestamp): the model may read it with the rest, never
     cite it as what failed."""
-    return _WHERE_ONLY.search(text) is not None or _WHERE_ONLY.search(message_of(text)) is not None
+    return bool(_WHERE_ONLY.search(line.text) or _WHERE_ONLY.search(line.message()))
 
 
 # a line indented under its prefix (`[rank3]:     run_exp()`, `ERROR ... [engine.py:409]
@@ -92,11 +94,11 @@ def stating(lines: Sequence[ErrorLine]) -> list[int]:
     """The indexes of the lines that may say what failed: not a traceback's header or
     frame (`where_only`), nor the indented code line right under a frame (behind any
     prefix: a timestamp, `[rank3]:`, a logger's), nor the markers under it."""
-    frames = {(x.file, x.line) for x in lines if where_only(x.text)}
+    frames = {(x.file, x.line) for x in lines if where_only(x)}
 
     def code(x: ErrorLine) -> bool:
         return (x.file, x.line - 1) in frames and bool(
-            _INDENTED.match(x.text) or _INDENTED.match(message_of(x.text))
+            _INDENTED.match(x.text) or _INDENTED.match(x.message())
         )
 
     return [
@@ -104,7 +106,7 @@ def stating(lines: Sequence[ErrorLine]) -> list[int]:
         for i, x in enumerate(lines)
         if (x.file, x.line) not in frames
         and not code(x)
-        and not (_MARKER.search(x.text) or _MARKER.search(message_of(x.text)))
+        and not (_MARKER.search(x.text) or _MARKER.search(x.message()))
     ]
 
 
@@ -132,9 +134,9 @@ def error_level(text: str) -> bool:
     return _ERROR_LEVEL.search(text) is not None
 
 
-def warning_only(text: str) -> bool:
-    """Whether a line is at warning level and carries no error level."""
-    return bool(_WARNING_LEVEL.search(text)) and not error_level(text)
+def below_error(text: str) -> bool:
+    """Whether a line is at warning or info level and carries no error level."""
+    return bool(_BELOW_ERROR.search(text)) and not error_level(text)
 
 
 _PER_FILE_HEAD = 20
