@@ -148,6 +148,25 @@ def test_nccl_lines_tie_pid_device_and_bus_to_a_rank_and_an_xid_to_it(tmp_path: 
     assert any("0000:3b:00" in d for d in v.act_on.devices)
 
 
+def test_an_srun_tasks_lines_are_a_nodes_not_one_ranks(tmp_path: Path) -> None:
+    """`srun --label` prefixes each node's agent output with its task: task 1 holds ranks
+    2 and 3, so a line of task 1 that names only a pid is not the one rank some other line
+    of task 1 named; the kernel's OOM kill of pid 1530 is rank 3 as the failure table
+    says (b11 first look, run-03: read as rank 2)."""
+    api = "site-packages/torch/distributed/elastic/multiprocessing/api.py"
+    console = [
+        "1: [rank2]: step 40 loss 0.52",
+        f"1: E1207 17:05:42.765000 1452 {api}:1002] failed (exitcode: -9) local_rank: 1 (pid: 1530) of binary: /usr/bin/python3",
+        *(f"1: {x}" for x in torchelastic_table("node-b", 3, 1, 1530, "-9")),
+    ]
+    kmsg = [
+        "[37143.717572] Memory cgroup out of memory: Killed process 1530 (python3) total-vm:1141688kB, anon-rss:446836kB, file-rss:99932kB, shmem-rss:0kB, UID:0 pgtables:1484kB oom_score_adj:0",
+    ]
+    v = analyze(write_bundle(tmp_path, {"console.log": console, "node-b.kmsg.log": kmsg}))
+    assert v.category == "host_oom" and v.root_cause is not None, v.summary
+    assert v.root_cause.rank == 3, v.root_cause
+
+
 def test_a_device_without_a_comm_line_takes_its_hosts_rank_offset(tmp_path: Path) -> None:
     """An excerpt holds the comm lines of devices 0, 3 and 6 of a host (rank = device + 8)
     but not of device 2, whose process then reports the fault: it is rank 10 (b6 first

@@ -707,7 +707,11 @@ class JobModel:
             rank, local = int(rec.fields["rank"]), _int(rec.fields.get("local_rank"))
         if rank is None and local is not None:
             rank = self._map(self.node(file_index, who), local)
-        if rank is None:  # a launcher's channel whose lines name one rank
+        # a launcher's channel whose lines name one rank, unless the channel is a node's
+        # (srun's task of a node that may run several ranks: the one rank its lines
+        # happen to name is not every line's)
+        node_channel = who.task is not None and self.tasks_are_nodes
+        if rank is None and not node_channel:
             rank = self._channel_rank.get((file_index, who.slot))
         if rank is None and (who.path_local is not None or who.path_rank is not None):
             rank = self._file_rank.get(file_index)  # a per-rank file: its lines say which
