@@ -504,7 +504,7 @@ def _unrecognised(
     """The line to cite when the caller knows the job failed and neither a signature nor
     the classifier says why: the failure region's first line that states an error (at an
     error level or naming an exception first, else any error-looking line that is not a
-    warning), or, when an excerpt ends inside a traceback, its header. A person (and a
+    warning or a notice), or, when an excerpt ends inside a traceback, its header. A person (and a
     blind labeller) reads the first error of the process that went wrong as the evidence
     of an unrecognised failure; "no line says why" hid the line that does. Never a line
     that calls itself harmless, that a signature knows as context, or that its file went
