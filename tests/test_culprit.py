@@ -944,6 +944,39 @@ def test_one_node_path_a_path_only_one_nodes_ranks_cannot_find_is_its_mount(
     assert v.category == "user_code_error", v.summary
 
 
+def test_unreachable_store_a_job_that_never_trained_cannot_reach_its_store(
+    tmp_path: Path,
+) -> None:
+    """node-b's agent times out connecting to the store at node-a:29490 while node-a's
+    rendezvous waits for it; no rank ever trained: a wrong endpoint, an environment error
+    (b11 first look, run-09; b5 run-02). Where the node reported no route to the host
+    first, the network failed; where the job trained, the store was lost later."""
+    connect = (
+        "[E1207 17:11:19.681019339 socket.cpp:1028] [c10d] The client socket has timed out "
+        "after 60000ms while trying to connect to (node-a, 29490)."
+    )
+    waiting = "torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError"
+    no_route = (
+        "[W1207 17:10:16.971660852 socket.cpp:764] [c10d] The client socket has failed to "
+        "connect to node-a:29490 (errno: 113 - No route to host)."
+    )
+    v = analyze(write_bundle(tmp_path / "a", {"node-b.log": [connect], "node-a.log": [waiting]}))
+    assert (v.culprit_rule, v.category, v.recovery) == (
+        "unreachable-store",
+        "environment_error",
+        "fix_and_resubmit",
+    ), v.summary
+    assert "unreachable-store" in v.reasons
+    route = write_bundle(
+        tmp_path / "b", {"node-b.log": [no_route, connect], "node-a.log": [waiting]}
+    )
+    assert analyze(route).category == "network_fault"
+    trained = write_bundle(
+        tmp_path / "c", {"node-b.log": [_step(2, 5), connect], "node-a.log": [_step(0, 5), waiting]}
+    )
+    assert analyze(trained).culprit_rule != "unreachable-store"
+
+
 def test_deciding_a_first_failure_that_was_torn_down_itself_is_not_trusted(tmp_path: Path) -> None:
     """torchelastic dates a worker by its error file where it wrote one: a rank that
     answered the teardown's SIGTERM can be named first although another was SIGKILLed

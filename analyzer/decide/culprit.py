@@ -564,6 +564,34 @@ def _rule_named(walk: Walk) -> Culprit | None:
     return Culprit(walk.root, None, "named", blamed=named) if named is not None else None
 
 
+# c10d's client that could not reach the rendezvous store, and the reasons a line gives
+# (its `reason` capture) that say the network itself had no way there
+_STORE_CONNECT = "pytorch-store-connect-timeout"
+_NO_ROUTE = frozenset({"No route to host", "Network is unreachable"})
+
+
+def _rule_unreachable_store(walk: Walk) -> Culprit | None:
+    """No rank ever logged a training step, no line states a cause, and a process timed
+    out connecting to the rendezvous store: the endpoint it was given is not reachable from
+    there (a wrong `MASTER_ADDR` or port, a container's bridge address, a firewall), the
+    taxonomy's environment error, which a restart meets again; its first such line is the
+    root, the others' rendezvous timeouts its symptoms. Not where a network fault was
+    reported before it (`No route to host`): the timeout is then that fault's echo."""
+    if any(h.signature.role == "cause" for h in walk.hits):
+        return None
+    if any(st.last_step is not None for st in walk.ev.timeline.streams.values()):
+        return None  # it trained: a store lost later is its master's failure, not a setup
+    tries = [h for h in walk.hits if h.signature.id == _STORE_CONNECT]
+    if not tries:
+        return None
+    first = min(tries, key=time_key)
+    if any(
+        h.captures.get("reason") in _NO_ROUTE and time_key(h) < time_key(first) for h in walk.hits
+    ):
+        return None  # the network failed first (no route to the host): the timeout echoes it
+    return Culprit(first, None, "unreachable-store", reading="environment_error")
+
+
 # signatures of a path that does not exist (the wrong path of taxonomy's checkpoint rule)
 _NOT_FOUND = frozenset({"python-file-not-found"})
 
@@ -608,6 +636,7 @@ RULES: tuple[CulpritRule, ...] = (
     CulpritRule("located", "refines", _rule_located),
     CulpritRule("own-file", "refines", _rule_own_file),
     CulpritRule("peer", "refines", _rule_peer),
+    CulpritRule("unreachable-store", "decides", _rule_unreachable_store),
     CulpritRule("waits-for", "decides", _rule_waits_for),
     CulpritRule("lowest-seq", "decides", _rule_lowest_seq),
     CulpritRule("silent-exit", "decides", _rule_silent_exit),

@@ -844,6 +844,12 @@ def decide(
                 else "",
             ),
             (
+                "unreachable-store",
+                say("reason.unreachable-store", lang)
+                if culprit.rule == "unreachable-store"
+                else "",
+            ),
+            (
                 "one-node-path",
                 say("reason.one-node-path", lang, host=culprit.host)
                 if culprit.rule == "one-node-path"

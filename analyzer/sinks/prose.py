@@ -109,6 +109,13 @@ TEXT: dict[str, tuple[str, str]] = {
         "The job failed, but no line in the logs says why.",
         "作业已失败，但日志未说明原因。",
     ),
+    "reason.unreachable-store": (
+        " No rank ever trained, and the rendezvous store never answered: the address or port "
+        "this process was given is wrong or unreachable from its node (compare it with the "
+        "other nodes' and with where the master runs); a restart meets the same.",
+        "没有任何 rank 开始训练，rendezvous store 始终没有应答：该进程得到的地址或端口错误，"
+        "或从其节点无法访问（请与其他节点使用的地址以及 master 所在位置比对）；重启会同样失败。",
+    ),
     "reason.one-node-path": (
         " Only {host}'s ranks cannot find the path, and the job's other nodes did not fail "
         "on it: the shared mount is missing or different on {host}, not a wrong path.",
