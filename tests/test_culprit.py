@@ -977,6 +977,20 @@ def test_unreachable_store_a_job_that_never_trained_cannot_reach_its_store(
     assert analyze(trained).culprit_rule != "unreachable-store"
 
 
+def test_terminated_every_worker_died_of_a_sigterm_no_launcher_sent(tmp_path: Path) -> None:
+    """Both workers exit -15 in the same second and the agent sent no closing signal: the
+    job was stopped from outside (b12 first look, run-08: read as unknown); a SIGTERM the
+    agent itself sent is its teardown."""
+    api = "site-packages/torch/distributed/elastic/multiprocessing/api.py"
+    report = _report([("17:35:15", 1, "-15")], ("17:35:15", 0, "-15"))
+    v = analyze(write_bundle(tmp_path / "a", {"node-a.log": report}), model=False)
+    assert (v.culprit_rule, v.category) == ("terminated", "preempted"), v.summary
+    assert "terminated" in v.reasons
+    sent = f"W1207 17:35:14.000000 77 {api}:1028] Sending process 4001 closing signal SIGTERM"
+    torn = write_bundle(tmp_path / "b", {"node-a.log": [sent, *report]})
+    assert analyze(torn, model=False).culprit_rule != "terminated"
+
+
 def test_deciding_a_first_failure_that_was_torn_down_itself_is_not_trusted(tmp_path: Path) -> None:
     """torchelastic dates a worker by its error file where it wrote one: a rank that
     answered the teardown's SIGTERM can be named first although another was SIGKILLed

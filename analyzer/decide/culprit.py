@@ -540,6 +540,25 @@ def _rule_silent_exit(walk: Walk) -> Culprit | None:
     )
 
 
+def _rule_terminated(walk: Walk) -> Culprit | None:
+    """No line states a cause or a symptom, only launchers' reports of their workers'
+    exits, and every worker they report died of a SIGTERM that no launcher sent: the job
+    was stopped from outside at once (a scheduler's cancel or preemption, a node agent),
+    `preempted`; the first such exit is the root (where a launcher's report names its
+    first observed failure, that one too died of SIGTERM)."""
+    if any(h.signature.role in ("cause", "symptom") for h in walk.hits):
+        return None
+    exits = [h for h in walk.ev.candidates if (_exit_code(h) or 0) != 0]
+    if not exits or not all(_signalled_from_outside(h, walk.signalled) for h in exits):
+        return None
+    first = min(exits, key=lambda h: (time_key(h), h.file_index, h.line))
+    # the launcher's own report of its first observed failure must say the same
+    report = walk.ev.job.first_failure(first.file_index, first.line)
+    if report is not None and report.fields.get("exitcode") != "-15":
+        return None
+    return Culprit(first, None, "terminated", final=True, reading="preempted")
+
+
 def _rule_node_rank(walk: Walk) -> Culprit | None:
     """A node-level line (`blame: node`: kernel, driver) with no process of its own: the
     first rank on its host in trouble within two minutes, or on an uptime clock the
@@ -640,6 +659,7 @@ RULES: tuple[CulpritRule, ...] = (
     CulpritRule("waits-for", "decides", _rule_waits_for),
     CulpritRule("lowest-seq", "decides", _rule_lowest_seq),
     CulpritRule("silent-exit", "decides", _rule_silent_exit),
+    CulpritRule("terminated", "decides", _rule_terminated),
     CulpritRule("node-rank", "decides", _rule_node_rank),
     CulpritRule("named", "decides", _rule_named),
     CulpritRule("one-node-path", "decides", _rule_one_node_path),

@@ -844,6 +844,10 @@ def decide(
                 else "",
             ),
             (
+                "terminated",
+                say("reason.terminated", lang) if culprit.rule == "terminated" else "",
+            ),
+            (
                 "unreachable-store",
                 say("reason.unreachable-store", lang)
                 if culprit.rule == "unreachable-store"

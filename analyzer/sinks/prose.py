@@ -109,6 +109,12 @@ TEXT: dict[str, tuple[str, str]] = {
         "The job failed, but no line in the logs says why.",
         "作业已失败，但日志未说明原因。",
     ),
+    "reason.terminated": (
+        " Every worker the launchers report died of a SIGTERM that no launcher sent: the job "
+        "was stopped from outside (a scheduler's cancel or preemption, a node agent).",
+        "启动器报告的每个 worker 都死于并非启动器发出的 SIGTERM："
+        "作业是被外部停止的（调度器取消或抢占、节点代理）。",
+    ),
     "reason.unreachable-store": (
         " No rank ever trained, and the rendezvous store never answered: the address or port "
         "this process was given is wrong or unreachable from its node (compare it with the "
