@@ -991,6 +991,29 @@ def test_terminated_every_worker_died_of_a_sigterm_no_launcher_sent(tmp_path: Pa
     assert analyze(torn, model=False).culprit_rule != "terminated"
 
 
+def test_shm_space_a_full_disk_met_creating_a_lock_is_dev_shm(tmp_path: Path) -> None:
+    """`OSError: [Errno 28]` raised in multiprocessing's SemLock (a DataLoader's worker
+    queue): /dev/shm is full, an environment error (b12 first look, run-07: read as
+    storage); the same error writing a checkpoint is storage."""
+    frames = [
+        "[rank1]: Traceback (most recent call last):",
+        '[rank1]:   File "/usr/lib/python3.11/multiprocessing/synchronize.py", line 57, in __init__',
+        "[rank1]:     sl = self._semlock = _multiprocessing.SemLock(",
+        "[rank1]: OSError: [Errno 28] No space left on device",
+    ]
+    v = analyze(write_bundle(tmp_path / "a", {"rank1.log": frames}), model=False)
+    assert (v.culprit_rule, v.category) == ("shm-space", "environment_error"), v.summary
+    assert "shm-space" in v.reasons
+    save = [
+        "[rank1]: Traceback (most recent call last):",
+        '[rank1]:   File "/usr/lib/python3.11/site-packages/torch/serialization.py", line 650, in save',
+        "[rank1]:     _save(obj, opened_zipfile, pickle_module, pickle_protocol)",
+        "[rank1]: OSError: [Errno 28] No space left on device",
+    ]
+    v = analyze(write_bundle(tmp_path / "b", {"rank1.log": save}), model=False)
+    assert v.category == "storage_fault", v.summary
+
+
 def test_deciding_a_first_failure_that_was_torn_down_itself_is_not_trusted(tmp_path: Path) -> None:
     """torchelastic dates a worker by its error file where it wrote one: a rank that
     answered the teardown's SIGTERM can be named first although another was SIGKILLed

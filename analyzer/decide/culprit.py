@@ -13,6 +13,7 @@ tests/test_stacks.py). The id of the row that chose the root is the verdict's
 from __future__ import annotations
 
 import math
+import re
 import statistics
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -583,6 +584,29 @@ def _rule_named(walk: Walk) -> Culprit | None:
     return Culprit(walk.root, None, "named", blamed=named) if named is not None else None
 
 
+# a traceback's frames in the machinery that allocates in /dev/shm (a multiprocessing
+# lock or queue, shared memory, torch's shared tensors)
+_SHM_FRAMES = re.compile(
+    r"multiprocessing/(?:synchronize|shared_memory|heap)\.py|_multiprocessing\.SemLock|"
+    r"/dev/shm\b|share_memory_|_new_shared(?:_filename)?\b"
+)
+
+
+def _rule_shm_space(walk: Walk) -> Culprit | None:
+    """A disk-full error (`OSError: [Errno 28] No space left on device`) raised while the
+    process was creating a lock, queue or shared tensor: the device that is full is
+    `/dev/shm`, too small for the job (the taxonomy's environment error), not the storage
+    the job writes (a DataLoader's worker queue needs a semaphore there)."""
+    root = walk.root
+    assert root is not None
+    if root.signature.category != "storage_fault" or "Errno 28" not in root.text:
+        return None
+    above = root.context[: max(0, root.line - root.context_first_line)]
+    if not any(_SHM_FRAMES.search(line) for line in above[-8:]):
+        return None
+    return Culprit(root, None, "shm-space", blamed=walk.blamed, reading="environment_error")
+
+
 # c10d's client that could not reach the rendezvous store, and the reasons a line gives
 # (its `reason` capture) that say the network itself had no way there
 _STORE_CONNECT = "pytorch-store-connect-timeout"
@@ -656,6 +680,7 @@ RULES: tuple[CulpritRule, ...] = (
     CulpritRule("own-file", "refines", _rule_own_file),
     CulpritRule("peer", "refines", _rule_peer),
     CulpritRule("unreachable-store", "decides", _rule_unreachable_store),
+    CulpritRule("shm-space", "decides", _rule_shm_space),
     CulpritRule("waits-for", "decides", _rule_waits_for),
     CulpritRule("lowest-seq", "decides", _rule_lowest_seq),
     CulpritRule("silent-exit", "decides", _rule_silent_exit),

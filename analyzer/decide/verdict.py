@@ -844,6 +844,10 @@ def decide(
                 else "",
             ),
             (
+                "shm-space",
+                say("reason.shm-space", lang) if culprit.rule == "shm-space" else "",
+            ),
+            (
                 "terminated",
                 say("reason.terminated", lang) if culprit.rule == "terminated" else "",
             ),

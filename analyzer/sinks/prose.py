@@ -109,6 +109,13 @@ TEXT: dict[str, tuple[str, str]] = {
         "The job failed, but no line in the logs says why.",
         "作业已失败，但日志未说明原因。",
     ),
+    "reason.shm-space": (
+        " The device that is full is /dev/shm: the error came while the process created a "
+        "lock, a queue or shared memory there; give the container a larger /dev/shm "
+        "(--shm-size) or use fewer DataLoader workers.",
+        "写满的是 /dev/shm：错误发生在进程于其中创建锁、队列或共享内存时；"
+        "请增大容器的 /dev/shm（--shm-size）或减少 DataLoader worker 数量。",
+    ),
     "reason.terminated": (
         " Every worker the launchers report died of a SIGTERM that no launcher sent: the job "
         "was stopped from outside (a scheduler's cancel or preemption, a node agent).",
