@@ -149,6 +149,19 @@ def test_the_tail_keeps_a_line_that_starts_where_it_starts(
 
 
 @pytest.mark.slow
+def test_a_deadline_that_leaves_nothing_read_is_unknown_not_healthy(tmp_path: Path) -> None:
+    """A deadline that ends before a single line was read (a loaded machine, a huge
+    bundle) says nothing of the job: `unknown`, cut short, never `none` (it was `none`,
+    "No log lines could be read", when the suite ran beside other jobs)."""
+    for i in range(300):
+        (tmp_path / f"rank_{i}.log").write_text(
+            "2026-12-07 10:00:01,000 - train - INFO - step 1/9 loss 1.1\n"
+        )
+    v = analyze(tmp_path, deadline=1e-6)
+    assert not v.stats.complete and v.stats.lines == 0, v.stats
+    assert (v.category, v.reasons) == ("unknown", ("cut-short",)), v.summary
+
+
 def test_a_reading_cut_short_never_answers_healthy(tmp_path: Path) -> None:
     """20,001 small files and a 1 s deadline: what was not read may hold the cause, so the
     answer is the cause found or `unknown` saying how much was read, never `none`."""

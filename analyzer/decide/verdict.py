@@ -736,7 +736,7 @@ def decide(
             culprit_rule=None,
         )
     verdict = partial(verdict, model=asked[0] if asked else None)
-    if root is None and (failed or (not stats.complete and stats.lines)):
+    if root is None and (failed or not stats.complete):
         # the caller knows the job failed; or a reading the deadline cut short, which never
         # says "healthy": the cause may sit in what was not read
         unknown, cut = CATEGORIES["unknown"], not failed
