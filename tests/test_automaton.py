@@ -198,12 +198,12 @@ def test_the_corpora_get_the_same_verdicts_on_every_engine() -> None:
     if len(engines) < 2:
         pytest.skip("one engine installed")
     root = Path(__file__).resolve().parent.parent / "corpora"
-    # every other failure excerpt (each engine's matching is also checked per signature
+    # every fourth failure excerpt (each engine's matching is also checked per signature
     # example on every engine), and every healthy run
-    jobs = sorted(root.glob("failures/*/*.log"))[::2] + sorted(
+    jobs = sorted(root.glob("failures/*/*.log"))[::4] + sorted(
         p for p in (root / "clean").iterdir() if p.is_dir()
     )
-    assert len(jobs) > 250
+    assert len(jobs) > 125
     for job in jobs:
         seen = []
         for engine in engines:
