@@ -149,6 +149,18 @@ def _summary(
     )
 
 
+# culprit rules that read a line as another category than its own, each with the
+# sentence (prose `reason.<rule>`, the reason code its id) that says why
+_READING_RULES = frozenset({"shm-space", "terminated", "unreachable-store", "one-node-path"})
+
+
+def _reading_said(culprit: Culprit, lang: str) -> str:
+    """Why the rule that chose the root read it as it did, where it is such a rule."""
+    if culprit.rule not in _READING_RULES:
+        return ""
+    return say(f"reason.{culprit.rule}", lang, host=culprit.host)
+
+
 def _said(*parts: tuple[str, str]) -> dict[str, Any]:
     """A summary made of reasons (code, sentence): the sentences said, the codes of
     those said (Verdict.reasons)."""
@@ -843,26 +855,7 @@ def decide(
                 if mismatch
                 else "",
             ),
-            (
-                "shm-space",
-                say("reason.shm-space", lang) if culprit.rule == "shm-space" else "",
-            ),
-            (
-                "terminated",
-                say("reason.terminated", lang) if culprit.rule == "terminated" else "",
-            ),
-            (
-                "unreachable-store",
-                say("reason.unreachable-store", lang)
-                if culprit.rule == "unreachable-store"
-                else "",
-            ),
-            (
-                "one-node-path",
-                say("reason.one-node-path", lang, host=culprit.host)
-                if culprit.rule == "one-node-path"
-                else "",
-            ),
+            (culprit.rule, _reading_said(culprit, lang)),
             ("weak-evidence", _guess(confidence, lang)),
         ),
         root_cause=rc,

@@ -74,11 +74,13 @@ _WHERE_ONLY = re.compile(
 )
 
 
-def where_only(line: ErrorLine) -> bool:
+def where_only(line: ErrorLine, message: str | None = None) -> bool:
     """Whether a line only says where (a traceback's header, a stack frame), also behind
-    a prefix the formats know (a timestamp): the model may read it with the rest, never
-    cite it as what failed."""
-    return bool(_WHERE_ONLY.search(line.text) or _WHERE_ONLY.search(line.message()))
+    a prefix the formats know (a timestamp; `message`: the line's, where already made):
+    the model may read it with the rest, never cite it as what failed."""
+    if _WHERE_ONLY.search(line.text):
+        return True
+    return _WHERE_ONLY.search(line.message() if message is None else message) is not None
 
 
 # a line indented under its prefix (`[rank3]:     run_exp()`, `ERROR ... [engine.py:409]
@@ -94,19 +96,20 @@ def stating(lines: Sequence[ErrorLine]) -> list[int]:
     """The indexes of the lines that may say what failed: not a traceback's header or
     frame (`where_only`), nor the indented code line right under a frame (behind any
     prefix: a timestamp, `[rank3]:`, a logger's), nor the markers under it."""
-    frames = {(x.file, x.line) for x in lines if where_only(x)}
+    messages = [x.message() for x in lines]  # made once: each check reads both forms
+    frames = {(x.file, x.line) for x, m in zip(lines, messages, strict=True) if where_only(x, m)}
 
-    def code(x: ErrorLine) -> bool:
+    def code(x: ErrorLine, m: str) -> bool:
         return (x.file, x.line - 1) in frames and bool(
-            _INDENTED.match(x.text) or _INDENTED.match(x.message())
+            _INDENTED.match(x.text) or _INDENTED.match(m)
         )
 
     return [
         i
-        for i, x in enumerate(lines)
+        for i, (x, m) in enumerate(zip(lines, messages, strict=True))
         if (x.file, x.line) not in frames
-        and not code(x)
-        and not (_MARKER.search(x.text) or _MARKER.search(x.message()))
+        and not code(x, m)
+        and not (_MARKER.search(x.text) or _MARKER.search(m))
     ]
 
 
