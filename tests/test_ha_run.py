@@ -133,41 +133,6 @@ def _job_env(tmp: Path, **extra: str) -> dict[str, str]:
     return {**os.environ, **base, "OMP_NUM_THREADS": "1", **extra}
 
 
-@pytest.mark.parametrize("how", ["py-spy", "faulthandler"])
-def test_a_hung_rank_is_named_from_the_stacks_taken_before_the_kill(
-    tmp_path: Path, how: str
-) -> None:
-    """Issue 17, points 3 and 5: rank 1 sleeps before a collective and rank 0 waits in
-    DDP's backward; the progress lines of both stop at step 140. Before it kills the job
-    ha-run takes every rank's stacks (py-spy dump, or SIGUSR1 to the faulthandler the
-    script registered), so the verdict names rank 1 and its frame."""
-    spy = shutil.which("py-spy")
-    if how == "py-spy" and spy is None:
-        pytest.skip("py-spy is not installed (pip install -e '.[dev]' installs it)")
-    env = _job_env(tmp_path, FAULT="hang", FAULT_ATTEMPTS="0", FAULT_STEP="150")
-    if how == "faulthandler":  # no py-spy on PATH
-        env["PATH"] = os.pathsep.join(
-            d for d in env["PATH"].split(os.pathsep) if not (Path(d) / "py-spy").exists()
-        )
-    cmd = [sys.executable, "-m", "analyzer.ops.torchrun", "--log-dir", str(tmp_path / "logs")]
-    cmd += ["--poll", "0.5", "--hang-min-gap", "5", "--max-attempts", "1", "--"]
-    cmd += [*TORCHRUN, "--nproc-per-node", "2", str(TRAIN)]
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300, cwd=tmp_path)
-    attempt = tmp_path / "logs" / "attempt_0"
-    supervisor = json.loads((attempt / "supervisor.json").read_text())
-    assert len(supervisor["stacks"]) == 2, done.stderr
-    if how == "py-spy":
-        assert sorted(supervisor["stacks"]) == ["stacks/rank_0.txt", "stacks/rank_1.txt"]
-    else:
-        assert all(s.startswith("SIGUSR1 to rank") for s in supervisor["stacks"])
-    verdict = json.loads((attempt / "verdict.json").read_text())
-    assert verdict["category"] == "hang" and verdict["root_cause"]["rank"] == 1
-    assert "train.py" in verdict["root_cause"]["text"] and verdict["confidence"] >= 0.75
-    # the attempt analysed afterwards: the kill was ha-run's, after a hang on rank 1
-    after = analyze(attempt)
-    assert after.category == "hang" and after.root_cause and after.root_cause.rank == 1
-
-
 def _processes_with(marker: str) -> list[int]:
     found = []
     for proc in Path("/proc").iterdir():
@@ -218,28 +183,50 @@ def test_sigterm_to_ha_run_reaches_the_job_and_leaves_no_process_behind(tmp_path
 
 
 # three shapes of step line (a bracketed counter, a progress bar's N/M, a bare epoch
-# print); MMEngine's, fairseq's and detectron2's are read by the same signature, whose
+# print), the stacks taken with py-spy or with SIGUSR1 to the script's faulthandler;
+# MMEngine's, fairseq's and detectron2's step lines are read by the same signature, whose
 # examples hold them (a live torchrun job costs ten seconds of the suite's two cores)
-@pytest.mark.parametrize("style", ["timm", "keras", "epoch"])
+@pytest.mark.parametrize(
+    ("style", "how"), [("timm", "py-spy"), ("keras", "faulthandler"), ("epoch", "py-spy")]
+)
 def test_a_hang_in_a_step_format_nobody_wrote_a_signature_for_is_found_live(
-    tmp_path: Path, style: str
+    tmp_path: Path, style: str, how: str
 ) -> None:
-    """Issue 17, point 2: the script prints its step lines as timm, Keras or a bare
-    epoch print do (no rank, mostly no time of their own): ha-run's watch times them as
-    they arrive, confirms the hang and names rank 1 from the stacks it takes before the
-    kill."""
+    """Issue 17, points 2, 3 and 5: the script prints its step lines as timm, Keras or a
+    bare epoch print do (no rank, mostly no time of their own); rank 1 sleeps before a
+    collective while rank 0 waits in DDP's backward, both stop at step 140. ha-run's watch
+    times the lines as they arrive, confirms the hang, takes every rank's stacks before
+    the kill (py-spy dump, or SIGUSR1 to the faulthandler the script registered) and names
+    rank 1 and its frame."""
+    if how == "py-spy" and shutil.which("py-spy") is None:
+        pytest.skip("py-spy is not installed (pip install -e '.[dev]' installs it)")
     env = _job_env(
         tmp_path, FAULT="hang", FAULT_ATTEMPTS="0", FAULT_STEP="150", LOG_STYLE=style,
         STEP_SLEEP="0.03",
     )  # fmt: skip
+    if how == "faulthandler":  # no py-spy on PATH
+        env["PATH"] = os.pathsep.join(
+            d for d in env["PATH"].split(os.pathsep) if not (Path(d) / "py-spy").exists()
+        )
     cmd = [sys.executable, "-m", "analyzer.ops.torchrun", "--log-dir", str(tmp_path / "logs")]
     cmd += ["--poll", "0.5", "--hang-min-gap", "5", "--max-attempts", "1", "--"]
     cmd += [*TORCHRUN, "--nproc-per-node", "2", str(TRAIN)]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert "attempt 0 hung" in done.stderr, done.stderr[-2000:]
-    verdict = json.loads((tmp_path / "logs" / "attempt_0" / "verdict.json").read_text())
+    attempt = tmp_path / "logs" / "attempt_0"
+    supervisor = json.loads((attempt / "supervisor.json").read_text())
+    assert len(supervisor["stacks"]) == 2, done.stderr[-2000:]
+    if how == "py-spy":
+        assert sorted(supervisor["stacks"]) == ["stacks/rank_0.txt", "stacks/rank_1.txt"]
+    else:
+        assert all(s.startswith("SIGUSR1 to rank") for s in supervisor["stacks"])
+    verdict = json.loads((attempt / "verdict.json").read_text())
     assert verdict["category"] == "hang" and verdict["root_cause"]["rank"] == 1
+    assert "train.py" in verdict["root_cause"]["text"] and verdict["confidence"] >= 0.75
     assert max(p["last_step"] or 0 for p in verdict["progress"]) == 140
+    # the attempt analysed afterwards: the kill was ha-run's, after a hang on rank 1
+    after = analyze(attempt)
+    assert after.category == "hang" and after.root_cause and after.root_cause.rank == 1
 
 
 def test_stacks_are_waited_for_until_the_logs_stop_growing(
