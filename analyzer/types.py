@@ -315,6 +315,10 @@ class Hit:
     context: tuple[str, ...] = ()
     context_first_line: int = 0
     identity: Identity | None = None
+    # a step line with no time of its own nor above it (a file's lines before its first
+    # stamp): the time of the next stamped line, which it came no later than. A bound, not
+    # a time: only a stall is measured from it (never shorter than the real one)
+    by: LogTime | None = None
 
     @property
     def file(self) -> str:

@@ -215,3 +215,36 @@ def test_year_less_stamps_across_new_year_keep_the_job_s_order(tmp_path: Path) -
     v = analyze(tmp_path)
     assert v.category == "none", v.summary
     assert v.progress[0].last_time == "2026-01-01T00:04:30.000"
+
+
+# Megatron-DeepSpeed's iteration line (BigScience's format): no timestamp of its own, the
+# time per iteration stated in seconds; a Slurm watchdog's hourly lines give the clock
+_BIGSCIENCE_STEP = (
+    "[default7]: iteration    45000/  115311 | consumed samples:     76002224 | consumed "
+    "tokens: 155652554752 | elapsed time per iteration (s): 111.00 | learning rate: "
+    "4.298E-05 | global batch size:  2048 | lm loss: 2.113567E+00 | grad norm: 0.139 |"
+)
+
+
+@pytest.mark.parametrize(("hours", "hung"), [(2, True), (0, False)])
+def test_a_step_above_the_first_stamp_is_bounded_by_it(
+    tmp_path: Path, hours: int, hung: bool
+) -> None:
+    """A step line before any timestamp came no later than the first stamped line after
+    it: the stall is measured from there, against the step time the line states (one step
+    line gives no interval to measure). A watchdog's lines two hours on, with no step
+    since, are a hang; the same lines at once are none."""
+    pulses = [
+        f"[2022-05-01 {3 + h:02d}:56:11] PULSE: tr11-176B-ml is running for 1-0{7 + h}:27:33 "
+        "since 2022-04-29T20:28:38 (1528763 on 'gpu_p5' partition)"
+        for h in range(hours + 1)
+    ]
+    (tmp_path / "console.log").write_text(
+        "\n".join([_BIGSCIENCE_STEP, "[default7]:" + "-" * 40, *pulses]) + "\n"
+    )
+    v = analyze(tmp_path, failed=True)
+    assert (v.category == "hang") is hung, v.summary
+    (prog,) = v.progress
+    assert prog.step_seconds == 111.0 and prog.last_time is None  # a bound, not its time
+    if hung:
+        assert v.root_cause is not None and v.root_cause.line == 1 and v.root_cause.rank == 7

@@ -160,10 +160,26 @@ class Stream:
 
     def step_time(self) -> float | None:
         """Median seconds between progress lines: robust to the slow first steps and
-        the odd checkpoint pause."""
+        the odd checkpoint pause. Too few timed lines to measure it: the step time the
+        last step line states itself (Megatron's `elapsed time per iteration (s): 111.0`),
+        the trainer's own measure."""
         if self.count < _MIN_POINTS or len(self.intervals) < _MIN_POINTS - 1:
-            return None
+            return _stated(self.last)
         return statistics.median(self.intervals)
+
+
+def _stated(hit: Hit | None) -> float | None:
+    """Seconds per step a step line states (captures `step_s` or `step_ms`), if any."""
+    if hit is None:
+        return None
+    for key, scale in (("step_s", 1.0), ("step_ms", 1e-3)):
+        try:
+            seconds = float(hit.captures.get(key) or "nan") * scale
+        except ValueError:
+            continue
+        if seconds > 0:  # nan and 0 are no measure
+            return seconds
+    return None
 
 
 def _clock_seconds(text: str) -> float:
@@ -350,14 +366,17 @@ class Timeline:
         out = []
         for s in self.streams.values():
             last, step_time = s.last, s.step_time()
-            if last is None or step_time is None or last.time is None or not last.time.absolute:
+            if last is None or step_time is None:
+                continue
+            at = last.time or last.by  # a step with no time: its bound
+            if at is None or not at.absolute:
                 continue
             if s.finished:
                 continue
             threshold = max(factor * step_time, min_gap)
             if s.last_phase is not None:
                 threshold = max(threshold, SLOW_PHASE_GAP)
-            gap = last.time.until(end)
+            gap = at.until(end)
             if gap > threshold:
                 out.append(Stall(s, last, gap, step_time, threshold=threshold))
         offsets = offsets or {}

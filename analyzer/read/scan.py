@@ -234,6 +234,26 @@ class _Block:
         out.reverse()
         return out
 
+    def time_after(self, start: int, year: int) -> LogTime | None:
+        """The time of the nearest of the _TIME_LINES lines after the line at `start` that
+        has one. A step line above the file's first stamp (Megatron-DeepSpeed's iteration
+        lines, whose times only a monitor's later lines give) happened no later than it:
+        a bound (`Hit.by`), from which a stall measured to the end is never longer than
+        the real one."""
+        pos = self.buf.find(b"\n", start + self.shift)
+        for _ in range(_TIME_LINES):
+            if pos < 0 or pos + 1 >= len(self.buf):
+                return None
+            nxt = pos + 1
+            if nxt not in self._times:
+                head = decode(self.buf[nxt : nxt + _HEAD_BYTES].split(b"\n", 1)[0])
+                self._times[nxt] = parse_time(head, year, self.formats)
+            t = self._times[nxt]
+            if t is not None:
+                return t
+            pos = self.buf.find(b"\n", nxt)
+        return None
+
     def lines_after(self, end: int, n: int) -> list[str]:
         return [text for _, text in self.spans_after(end, n)]
 
@@ -930,10 +950,16 @@ class StreamScanner:
         if sig.role in DATA_ROLES:
             # Step lines are many: a time and a rank, no context. A line without its own
             # timestamp (HF Trainer dicts, tqdm bars, a bare print) takes the time it
-            # arrived in a live watch, else the nearest one above it.
+            # arrived in a live watch, else the nearest one above it; above the file's
+            # first stamp, the nearest below it is a bound (Hit.by).
             if when is None:
                 when = self.arrival or at.ctx.time_before(at.start, year)
-            return self._hit(at, sig, caps, segment, who, when, (), cut=cut)
+            by = (
+                at.ctx.time_after(at.start, year)
+                if when is None and sig.progress == "step"
+                else None
+            )
+            return self._hit(at, sig, caps, segment, who, when, (), cut=cut, by=by)
         key = (at.file_index, sig_index, at.part)
         seen = self._detailed.get(key, 0)
         self._detailed[key] = seen + 1
@@ -995,6 +1021,7 @@ class StreamScanner:
         context: tuple[str, ...],
         lines_before: int = 0,
         cut: int | None = None,
+        by: LogTime | None = None,
     ) -> Hit:
         """The hit, with its message: the text after the `cut` characters of prefixes the
         caller already stripped from `segment` (when redaction left them as they were),
@@ -1032,6 +1059,7 @@ class StreamScanner:
             captures={k: self.clean_text(v) for k, v in caps.items()},
             context=redact_lines(context, self._redact),
             context_first_line=at.line - lines_before,
+            by=self.year.place(by),
         )
         self.on_hit(hit)
         return hit
