@@ -355,6 +355,8 @@ class Analyzer:
                         )
                         continue
                     self.reading.account(fs)
+                    if fs.bytes == 0 and fs.error is None:
+                        self.builder.empty.add(index)
                     if stop_at is not None and self._out_of_time(stop_at):
                         self.reading.unread += 1  # the archive's next members at least
                         return

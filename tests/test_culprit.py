@@ -1166,3 +1166,36 @@ def test_deciding_an_elastic_restart_that_finished_leaves_its_first_attempt_as_h
 
     assert analyze(bundle(tmp_path / "done", 100)).category == "none"
     assert analyze(bundle(tmp_path / "short", 60)).category != "none"
+
+
+_STORE_WAIT = (
+    "[default{l}]:torch.distributed.DistStoreError: wait timeout after 60000ms, keys: "
+    "/default_pg/0//cpu//0/2"
+)
+
+
+@pytest.mark.parametrize("b_says", [None, "[default0]:starting worker group"])
+def test_a_node_whose_every_file_is_empty_is_the_lost_one(
+    tmp_path: Path, b_says: str | None
+) -> None:
+    """Three agents' folders (the b12 and b13 first-look run-02 layout): node-b's console
+    and its rank's files are all empty while node-a's and node-c's ranks time out waiting
+    for their peers in the process group's set-up. node-b was lost before its first line:
+    `unknown`, node-b named, no rank (none of its lines said which), nobody isolated. One
+    line in node-b's console and it is no longer a node that never logged."""
+    for node, local in (("node-a", (0, 1)), ("node-c", (0,))):
+        lines = [_STORE_WAIT.format(l=x) for x in local]
+        write_bundle(tmp_path / node, {"console.log": lines})
+        for x in local:
+            write_bundle(tmp_path / node / "elastic" / "run_1" / "attempt_0" / str(x),
+                         {"stderr.log": [lines[0][len("[default0]:"):]]})  # fmt: skip
+    (tmp_path / "node-b" / "elastic" / "run_2" / "attempt_0" / "0").mkdir(parents=True)
+    (tmp_path / "node-b" / "elastic" / "run_2" / "attempt_0" / "0" / "stderr.log").write_text("")
+    (tmp_path / "node-b" / "console.log").write_text(f"{b_says}\n" if b_says else "")
+    v = analyze(tmp_path, model=False, failed=True)
+    if b_says is None:
+        assert (v.category, v.culprit_rule, v.reasons[0]) == ("unknown", "lost-node", "node-empty")
+        assert "node-b" in v.summary and v.root_cause is not None and v.root_cause.rank is None
+        assert not v.act_on.hosts
+    else:
+        assert v.culprit_rule != "lost-node" and "node-empty" not in v.reasons, v.summary

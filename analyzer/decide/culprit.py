@@ -21,7 +21,7 @@ from typing import Literal
 
 from ..job import stacks
 from ..job.correlate import ROLE_RANK, Evidence, time_key
-from ..job.model import Record, path_attempts, placed, short
+from ..job.model import Node, Record, path_attempts, placed, short
 from ..job.timeline import Busy, Stall, Stream, same_process
 from ..types import Hit, Identity, Reported, Spread
 
@@ -86,11 +86,14 @@ def _at_fault(hit: Hit | None, blamed: Identity | None) -> tuple[int | None, str
 @dataclass(frozen=True)
 class Lost:
     """A node lost whole (rule `lost-node`): its first rank's last line, how many of the
-    other ranks reported losing a peer, and when the first did."""
+    other ranks reported losing a peer, and when the first did; `empty`: the node whose
+    files are all empty (it logged no line to be its last: `last` is the first report)."""
 
     last: Hit
     reporters: int
     reported: Hit
+    empty: Node | None = None
+    who: Identity | None = None  # the empty node's, as the job model resolves it
 
 
 def deciding(
@@ -339,8 +342,10 @@ def _rule_lost_node(walk: Walk) -> Culprit | None:
     while ranks on other nodes report losing their peers (a connection reset or closed,
     a store or heartbeat gone) and nothing else: the node was lost (power, kernel panic,
     its pod killed). Its first rank is the root, the survivors' reports its symptoms;
-    the category is `unknown`, for its own logs say nothing."""
-    lost = _lost_node(walk.ev, walk.hits)
+    the category is `unknown`, for its own logs say nothing. Also a node whose every
+    file is empty while the others only wait for their peers: lost before its first
+    line (the first wait is cited, the node named, no rank)."""
+    lost = _lost_node(walk.ev, walk.hits) or _empty_node(walk.ev, walk.hits)
     return Culprit(None, None, "lost-node", lost=lost) if lost is not None else None
 
 
@@ -777,6 +782,30 @@ def _lost_node(ev: Evidence, hits: list[Hit]) -> Lost | None:
         return None  # it went on after its peers were lost: not the node that was
     root = min(lasts, key=lambda h: (h.rank if h.rank is not None else math.inf, h.line))
     return Lost(root, len(reporters - {None}), first)
+
+
+def _empty_node(ev: Evidence, hits: list[Hit]) -> Lost | None:
+    """A node whose every file is empty (it never logged a line) while the ranks of the
+    other nodes report only waiting for their peers (a store or rendezvous wait, a
+    collective timeout, a connection lost) and nothing else: the node was lost before
+    its first line, or never started."""
+    if not hits or any(h.signature.role == "cause" for h in hits):
+        return None
+    node = ev.job.silent_node()
+    if node is None:
+        return None
+    reports = [
+        h
+        for h in hits
+        if h.signature.category in ("network_fault", "collective_timeout")
+        and ev.job.scope(h.file_index) != node
+    ]
+    if not reports:
+        return None
+    first = min(reports, key=ev.clocks.corrected)
+    ranks = {h.rank for h in reports} - {None}
+    reporters = len(ranks) or len({h.file_index for h in reports})
+    return Lost(first, reporters, first, empty=node, who=ev.job.node_identity(node))
 
 
 def _node_line(root: Hit, hits: list[Hit]) -> tuple[Hit, Identity | None] | None:

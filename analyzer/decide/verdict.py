@@ -265,8 +265,23 @@ def _stall_root(stall: Stall, lang: str) -> tuple[RootCause, str, str]:
 
 
 def _lost_root(lost: Lost, lang: str) -> tuple[RootCause, str, str]:
-    """Reason `node-lost`: the lost node's last line, and who lost it first."""
+    """Reason `node-lost`: the lost node's last line, and who lost it first; `node-empty`:
+    a node that logged no line, cited at the first report of a rank waiting for it (the
+    node named, as its host where its path names one; never a rank: none of its lines
+    said which)."""
     last, peer = lost.last, lost.reported
+    if lost.empty is not None:
+        name = lost.empty[1]
+        summary = say(
+            "reason.node-empty",
+            lang,
+            node=name,
+            reporters=lost.reporters,
+            others=peer.host or (f"rank {peer.rank}" if peer.rank is not None else peer.file),
+            when=_when(peer),
+        )
+        root = _progress_root(peer, say("root.empty", "en", node=name), who=lost.who)
+        return root, summary, "node-empty"
     node = last.host or (
         say("who.node-of", lang, rank=last.rank) if last.rank is not None else last.file
     )
@@ -281,16 +296,20 @@ def _lost_root(lost: Lost, lang: str) -> tuple[RootCause, str, str]:
     return _progress_root(last, say("root.lost", "en")), summary, "node-lost"
 
 
-def _progress_root(last: Hit, message: str, named: bool = True) -> RootCause:
+def _progress_root(
+    last: Hit, message: str, named: bool = True, who: Identity | None = None
+) -> RootCause:
     """A progress line cited as the root cause: where a rank stopped, or what it was busy
     with; `named`: the line's rank and host are the culprit's (not so when every rank
-    stopped at the same step)."""
+    stopped at the same step); `who`: the culprit is another's (a node that logged
+    nothing, as the job model resolved it)."""
+    rank, host = (last.rank, last.host) if who is None else (who.rank, who.host)
     return RootCause(
         file=last.file,
         line=last.line,
         offset=last.offset,
-        rank=last.rank if named else None,
-        host=last.host if named else None,
+        rank=rank if named else None,
+        host=host if named else None,
         time=last.time.iso() if last.time else None,
         signature=None,
         text=last.text,
@@ -690,10 +709,15 @@ def decide(
     shown = tuple(findings[:MAX_FINDINGS])
 
     def measured(
-        category: str, found: tuple[RootCause, str, str], last: Hit, confidence: float, stop: bool
+        category: str,
+        found: tuple[RootCause, str, str],
+        last: Hit,
+        confidence: float,
+        stop: bool,
+        who: Identity | None = None,
     ) -> Verdict:
         """A verdict the timeline decided (a stall, a lost node, a rank's own long work);
-        `stop`: a restart would do the same again."""
+        `stop`: a restart would do the same again; `who`: at fault, where not the line's."""
         cat = CATEGORIES[category]
         rc, summary, reason = found
         return verdict(
@@ -704,7 +728,7 @@ def decide(
             summary=summary,
             reasons=(reason,),
             root_cause=rc,
-            who=last.identity,
+            who=who or last.identity,
             findings=shown,
             decided_by="timeline",
             explained=tuple(explain(cat.id, last, findings, rules)),
@@ -716,7 +740,8 @@ def decide(
         return measured("hang", found, stall.last, 0.75 if deciding_hits else 0.7, False)
     if culprit is not None and culprit.lost is not None:
         lost = culprit.lost
-        return measured("unknown", _lost_root(lost, lang), lost.last, 0.6, False)
+        # a node that logged nothing is who is at fault, not the rank whose report is cited
+        return measured("unknown", _lost_root(lost, lang), lost.last, 0.6, False, lost.who)
     if culprit is not None and culprit.busy is not None:
         busy = culprit.busy
         return measured("collective_timeout", _busy_root(busy, lang), busy.last, 0.6, True)

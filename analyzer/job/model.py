@@ -181,6 +181,7 @@ class JobBuilder:
     names: dict[int, str] = field(default_factory=dict)
     whos: dict[int, Counter[Who]] = field(default_factory=dict)
     records: list[Record] = field(default_factory=list)
+    empty: set[int] = field(default_factory=set)  # files read whole that held no byte
 
     def see(self, file_index: int, name: str, who: Who) -> None:
         """A hit's claims (distinct ones are kept, counted)."""
@@ -215,6 +216,7 @@ class JobBuilder:
         and its lines from `lines`."""
         for i, name in other.names.items():
             self.names.setdefault(base + i, name)
+        self.empty |= {base + i for i in other.empty}
         for i, whos in other.whos.items():
             per = self.whos.setdefault(base + i, Counter())
             per.update(whos)
@@ -372,6 +374,33 @@ class JobModel:
         # any other file is one agent's output: two consoles side by side in one folder
         # are two nodes (whether the bundle was opened at that folder or above it)
         return ("dir", folder) if folder is not None else ("file", name)
+
+    def silent_node(self) -> Node | None:
+        """The one node (a host, or an agent's folder) whose every file is empty while
+        other nodes' files are not: it never logged a line (its agent or pod died before
+        the first, or it never started). A lone empty file is no node: a rank's unused
+        stdout beside its stderr, a log nobody wrote to."""
+        if not self._b.empty:
+            return None
+        nodes: dict[Node, bool] = {}
+        for i in self.names:
+            node = self.scope(i)
+            nodes[node] = nodes.get(node, True) and i in self._b.empty
+        silent = [n for n, empty in nodes.items() if empty]
+        if len(silent) != 1 or len(nodes) < 2 or silent[0][0] not in ("host", "dir"):
+            return None
+        if silent[0][0] == "host":
+            return silent[0]
+        # an agent's folder, named as the folder that holds all its files (`node-b/`, not
+        # the elastic log dir inside it beside its console)
+        names = [path_posix(self.names[i]) for i in self.names if self.scope(i) == silent[0]]
+        return ("dir", os.path.commonpath([n.rpartition("/")[0] or "." for n in names]))
+
+    def node_identity(self, node: Node) -> Identity:
+        """Who a node is, with no rank: its host where it is one (a folder is not)."""
+        return Identity(
+            rank=None, local_rank=None, host=node[1] if node[0] == "host" else None, device=None
+        )
 
     @cached_property
     def _run_folders(self) -> frozenset[str]:

@@ -85,6 +85,15 @@ TEXT: dict[str, tuple[str, str]] = {
         "同时 {others} 等 {reporters} 个 rank 报告与对端失去连接。"
         "根因在 {node}（掉电、内核崩溃或其 Pod 被杀），其他节点只是受害者。",
     ),
+    "reason.node-empty": (
+        "Node lost before its first line: every log file of {node} is empty, while "
+        "{reporters} rank(s) elsewhere ({others} first, {when}) waited for their peers. "
+        "The cause is on {node} (it never started, or its agent or pod died at once); "
+        "the others are symptoms.",
+        "节点在写下第一行日志之前就已丢失：{node} 的所有日志文件都是空的，而其他节点上 "
+        "{reporters} 个 rank（最先是 {others}，{when}）在等待对端。根因在 {node}"
+        "（未能启动，或其 agent/Pod 立即退出），其他节点只是受害者。",
+    ),
     "reason.busy": (
         "Collective timeout: {who} was busy with work of its own ({work}, {ran:.0f} min), "
         "as long as the collective timeout ({limit:.0f} min), while "
@@ -192,6 +201,10 @@ TEXT: dict[str, tuple[str, str]] = {
     "root.lost": (
         "last line of a node whose ranks all stopped with no error; its peers lost it",
         "某节点的最后一行：其所有 rank 都无错误地停止，对端失去了它",
+    ),
+    "root.empty": (
+        "a rank waiting for its peers; node {node}, whose logs are empty, never arrived",
+        "某 rank 在等待对端；日志为空的节点 {node} 始终没有到达",
     ),
     "root.busy": (
         "own work for {ran:.0f} min; the collective timeout is {limit:.0f} min",
