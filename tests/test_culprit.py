@@ -1175,9 +1175,7 @@ _STORE_WAIT = (
 
 
 @pytest.mark.parametrize("b_says", [None, "[default0]:starting worker group"])
-def test_a_node_whose_every_file_is_empty_is_the_lost_one(
-    tmp_path: Path, b_says: str | None
-) -> None:
+def test_lost_node_when_every_file_of_a_node_is_empty(tmp_path: Path, b_says: str | None) -> None:
     """Three agents' folders (the b12 and b13 first-look run-02 layout): node-b's console
     and its rank's files are all empty while node-a's and node-c's ranks time out waiting
     for their peers in the process group's set-up. node-b was lost before its first line:
@@ -1199,3 +1197,26 @@ def test_a_node_whose_every_file_is_empty_is_the_lost_one(
         assert not v.act_on.hosts
     else:
         assert v.culprit_rule != "lost-node" and "node-empty" not in v.reasons, v.summary
+
+
+_TEARDOWN_LINES = [
+    "W0529 15:43:30.844000 15110 site-packages/torch/distributed/elastic/multiprocessing/"
+    f"api.py:897] Sending process {pid} closing signal SIGTERM"
+    for pid in (15188, 15189, 15190, 15191, 15193, 15194)
+]
+
+
+@pytest.mark.parametrize("signalled", [False, True])
+def test_teardown_alone_is_no_preemption(tmp_path: Path, signalled: bool) -> None:
+    """torchrun's closing signals to its workers (one pid missing: the worker that failed
+    first) with nothing saying the agent itself was signalled: the teardown followed a
+    worker's failure whose lines are not here, `unknown` (b13 gpu-01's and b14 gpu-05's
+    shape), never `preempted`. With the agent's death signal before it, a preemption."""
+    death = "W0529 15:43:30.840000 15110 torch/distributed/elastic/agent/server/api.py:704] "
+    death += "Received 15 death signal, shutting down workers"
+    lines = ([death] if signalled else []) + _TEARDOWN_LINES
+    v = analyze(write_bundle(tmp_path, {"console.log": lines}), model=False, failed=True)
+    if signalled:
+        assert v.category == "preempted", v.summary
+    else:
+        assert (v.category, v.culprit_rule) == ("unknown", "teardown"), v.summary

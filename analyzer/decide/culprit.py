@@ -565,6 +565,27 @@ def _rule_terminated(walk: Walk) -> Culprit | None:
     return Culprit(first, None, "terminated", final=True, reading="preempted")
 
 
+# the launcher's teardown of its workers, and the lines that say its agent was signalled
+_TEARDOWN = "pytorch-elastic-worker-teardown"
+_AGENT_SIGNALLED = frozenset(
+    {"pytorch-elastic-agent-death-signal", "pytorch-elastic-agent-signal-exception"}
+)
+
+
+def _rule_teardown(walk: Walk) -> Culprit | None:
+    """The root is the launcher's closing signal to its workers and no line says the
+    launcher was itself signalled (its death signal, its SignalException): it tore its
+    workers down because one of them had failed first (the pid missing from its list),
+    whose own lines are not in the logs. Not a preemption: `unknown`."""
+    root = walk.root
+    assert root is not None
+    if root.signature.id != _TEARDOWN:
+        return None
+    if any(h.signature.id in _AGENT_SIGNALLED for h in walk.ev.candidates):
+        return None
+    return Culprit(root, None, "teardown", blamed=walk.blamed, reading="unknown")
+
+
 def _rule_node_rank(walk: Walk) -> Culprit | None:
     """A node-level line (`blame: node`: kernel, driver) with no process of its own: the
     first rank on its host in trouble within two minutes, or on an uptime clock the
@@ -690,6 +711,7 @@ RULES: tuple[CulpritRule, ...] = (
     CulpritRule("lowest-seq", "decides", _rule_lowest_seq),
     CulpritRule("silent-exit", "decides", _rule_silent_exit),
     CulpritRule("terminated", "decides", _rule_terminated),
+    CulpritRule("teardown", "decides", _rule_teardown),
     CulpritRule("node-rank", "decides", _rule_node_rank),
     CulpritRule("named", "decides", _rule_named),
     CulpritRule("one-node-path", "decides", _rule_one_node_path),

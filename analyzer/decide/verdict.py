@@ -151,7 +151,9 @@ def _summary(
 
 # culprit rules that read a line as another category than its own, each with the
 # sentence (prose `reason.<rule>`, the reason code its id) that says why
-_READING_RULES = frozenset({"shm-space", "terminated", "unreachable-store", "one-node-path"})
+_READING_RULES = frozenset(
+    {"shm-space", "terminated", "teardown", "unreachable-store", "one-node-path"}
+)
 
 
 def _reading_said(culprit: Culprit, lang: str) -> str:

@@ -131,6 +131,13 @@ TEXT: dict[str, tuple[str, str]] = {
         "启动器报告的每个 worker 都死于并非启动器发出的 SIGTERM："
         "作业是被外部停止的（调度器取消或抢占、节点代理）。",
     ),
+    "reason.teardown": (
+        " The launcher closed its workers and nothing says it was itself signalled: one of "
+        "them had failed first (the pid missing from its list), and that worker's own lines "
+        "are not in the logs; not a preemption.",
+        "启动器关闭了它的 worker，而没有任何一行说明启动器自己收到了信号：有一个 worker 先失败了"
+        "（其 pid 不在列表中），但该 worker 自己的日志不在其中；这不是抢占。",
+    ),
     "reason.unreachable-store": (
         " No rank ever trained, and the rendezvous store never answered: the address or port "
         "this process was given is wrong or unreachable from its node (compare it with the "
