@@ -1220,3 +1220,33 @@ def test_teardown_alone_is_no_preemption(tmp_path: Path, signalled: bool) -> Non
         assert v.category == "preempted", v.summary
     else:
         assert (v.category, v.culprit_rule) == ("unknown", "teardown"), v.summary
+
+
+def test_unresponsive_from_the_forced_kill_when_the_launcher_reported_no_exit(
+    tmp_path: Path,
+) -> None:
+    """b14 run-02's shape: rank 2 frozen; ranks 1 and 3 time out in gloo; node-b's agent
+    sends pid 477 its closing signal, then is itself SIGTERMed by a hang detector, forces
+    the kill and dies before reporting any exit. The death signal came after the agent's
+    own teardown (the group had already failed: not a preemption), and the forced kill of
+    a process that reported nothing is the stuck one: a hang."""
+    api = "site-packages/torch/distributed/elastic"
+    timeout = (
+        "[rank{r}]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/"
+        "unbound_buffer.cc:129] Timed out waiting 60000ms for send operation to complete"
+    )
+    node_b = [
+        timeout.format(r=3),
+        f"W1207 19:34:28.628000 386 {api}/multiprocessing/api.py:1028] Sending process 477 "
+        "closing signal SIGTERM",
+        f"W1207 19:34:49.573000 386 {api}/agent/server/api.py:753] Received 15 death signal, "
+        "shutting down workers",
+        f"W1207 19:35:19.591000 386 {api}/multiprocessing/api.py:1047] Unable to shutdown "
+        "process 477 via 15, forcefully exiting via 9",
+        f"{api.split('/', 1)[1].replace('/', '.')}.multiprocessing.api.SignalException: "
+        "Process 386 got signal: 15",
+    ]
+    job = write_bundle(tmp_path, {"node-a.log": [timeout.format(r=1)], "node-b.log": node_b})
+    v = analyze(job, model=False, failed=True)
+    assert (v.category, v.culprit_rule) == ("hang", "unresponsive"), v.summary
+    assert v.root_cause is not None and v.root_cause.line == 4 and "Process 477" in v.summary

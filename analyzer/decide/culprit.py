@@ -111,7 +111,8 @@ def deciding(
     and a line from before the finished attempt began (a resume after a preemption) is
     history. A SIGKILL of a process its launcher had sent a closing signal (`signalled`) is the
     launcher's own escalation (torchelastic kills what its SIGTERM did not stop), not an
-    OOM kill.
+    OOM kill. A launcher's death signal after its own teardown ended a group that had
+    already failed.
     """
     out = [
         h
@@ -123,6 +124,7 @@ def deciding(
         and not _escalated(h, signalled)
         and not _after_first_failure(h, ev)
         and not _everyone_joined(h, ev)
+        and not _signalled_after_teardown(h, ev)
     ]
     if ev.completed:
         out = [h for h in out if h.signature.role == "cause"]
@@ -167,6 +169,22 @@ def _after_first_failure(hit: Hit, ev: Evidence) -> bool:
         return False
     first = _first_failure(hit, ev)
     return first is not None and first.fields["rank"] != rec.fields["rank"]
+
+
+def _signalled_after_teardown(hit: Hit, ev: Evidence) -> bool:
+    """A launcher's death signal after that launcher had already sent its workers their
+    closing signals (earlier in its own log): its worker group had failed before anyone
+    stopped it; the signal ended a failed job (a hang detector, a user, the scheduler's
+    cleanup) and is not its cause."""
+    if hit.signature.id not in _AGENT_SIGNALLED:
+        return False
+    return any(
+        c.signature.id == _TEARDOWN
+        and c.file_index == hit.file_index
+        and c.line < hit.line
+        and c.host == hit.host
+        for c in ev.candidates
+    )
 
 
 def _everyone_joined(hit: Hit, ev: Evidence) -> bool:
@@ -404,7 +422,8 @@ def _rule_unresponsive(walk: Walk) -> Culprit | None:
     none of them had to be killed by its launcher after it ignored the closing SIGTERM: a
     process that answers no signal is stuck (stopped, in uninterruptible I/O, deadlocked),
     and the others timed out waiting for it: a hang of that rank (the launcher's `Unable to
-    shutdown process` line for it is cited where it logged one)."""
+    shutdown process` line for it is cited where it logged one, and is the evidence where
+    the launcher, stopped itself, reported no exit)."""
     if walk.hits[0].signature.role == "cause":
         return None
     # the ranks that reported a failure of their own (the launcher's SIGTERM to a rank is
@@ -422,7 +441,16 @@ def _rule_unresponsive(walk: Walk) -> Culprit | None:
         if _escalated(h, walk.signalled) and h.rank is not None and h.rank not in spoke
     ]
     if not killed:
-        return None
+        # no exit report of the kill (the launcher was stopped itself before it wrote
+        # one): its own word that it had to force it, for a process that spoke no failure
+        forced = [
+            h
+            for h in walk.ev.candidates
+            if h.signature.id == _FORCED and (h.rank is None or h.rank not in spoke)
+        ]
+        if not forced:
+            return None
+        return Culprit(min(forced, key=time_key), None, "unresponsive", reading="hang")
     kill = min(killed, key=time_key)
     # the agent's own word that it had to force that kill, where it logged one
     forced = [

@@ -182,7 +182,13 @@ def _unresponsive(culprit: Culprit, lang: str) -> str:
     """Reason `unresponsive`: the rank its launcher had to kill (rule `unresponsive`)."""
     if culprit.rule != "unresponsive":
         return ""
-    return say("reason.unresponsive", lang, rank=culprit.rank)
+    rank = culprit.rank
+    if rank is not None:
+        who = say("who.Rank", lang, rank=rank)
+    else:  # the launcher's forced kill names the process, not its rank
+        pid = culprit.hit.captures.get("pid", "?") if culprit.hit is not None else "?"
+        who = say("who.pid", lang, pid=pid)
+    return say("reason.unresponsive", lang, who=who)
 
 
 def _lagged(lag: Lag | None, lang: str) -> str:

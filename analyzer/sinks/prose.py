@@ -22,9 +22,9 @@ TEXT: dict[str, tuple[str, str]] = {
         " 各 rank 的等待链止于 rank {rank}：{chains}。",
     ),
     "reason.unresponsive": (
-        " Rank {rank} reported no timeout while the others did, and answered its launcher's "
+        " {who} reported no timeout while the others did, and answered its launcher's "
         "SIGTERM only when killed: it was stuck, and the others waited for it.",
-        " rank {rank} 没有报告超时而其他 rank 报告了，并且对启动器的 SIGTERM 无响应，"
+        " {who} 没有报告超时而其他 rank 报告了，并且对启动器的 SIGTERM 无响应，"
         "直到被强制终止：它卡住了，其他 rank 在等它。",
     ),
     "reason.lag": (
@@ -192,6 +192,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "who.rank": ("rank {rank}", "rank {rank}"),
     "who.Rank": ("Rank {rank}", "rank {rank}"),
     "who.process": ("The process of {file}", "{file} 的进程"),
+    "who.pid": ("Process {pid}", "进程 {pid}"),
     "who.node-of": ("the node of rank {rank}", "rank {rank} 所在节点"),
     # what a rank busy in a phase of that kind was doing
     "phase.checkpoint_save": ("saving a checkpoint", "保存检查点"),
