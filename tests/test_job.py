@@ -307,3 +307,16 @@ def test_an_exception_inside_the_failure_table_is_the_tables_rank(tmp_path: Path
     v = analyze(logs, model=False)
     assert v.root_cause is not None and "KeyError" in v.root_cause.text
     assert (v.root_cause.rank, v.root_cause.host) == (4, "finetune-job-96q2q")
+
+
+def test_a_file_named_after_its_host_is_that_hosts() -> None:
+    """b14 run-08 (first-look corpus): `node-b.log` beside `node-a.log`, a torchelastic
+    table in it naming host node-b. The file and its stem are one name (its short form
+    cut the suffix, and both had counted as two hosts, so the file had none); the local
+    rank of its lines maps to the global rank the table gives: `[default1]` is rank 3."""
+    from conftest import REPO
+
+    case = REPO / "corpora" / "firstlook" / "b14-2026-12-07" / "run-08" / "logs"
+    v = analyze(case, model=False, failed=True)
+    assert v.root_cause is not None and v.root_cause.file == "node-b.log"
+    assert (v.root_cause.rank, v.root_cause.host) == (3, "node-b"), v.summary

@@ -316,10 +316,11 @@ class JobModel:
             stem = _SUFFIX.sub("", part)
             pieces |= {part, stem, _LOG_WORDS.sub("", stem), short(stem)}
         # a path component that a line names as a host (by its short name, as the
-        # platform named the folder or file)
-        named = sorted(p for p in pieces if p and short(p) in self._known)
-        if len(named) == 1:
-            return named[0]
+        # platform named the folder or file; `node-b.log` and its stem are one name)
+        named = {short(p): p for p in sorted(pieces, key=len, reverse=True) if p}
+        hosts = [p for k, p in named.items() if k in self._known]
+        if len(hosts) == 1:
+            return hosts[0]
         # the folders that hold every file of the job are the bundle's: a node's only
         # by an explicit shape (worker-0/, node-3/), never by looking like one (exp-17/)
         candidates = path_hosts(name, self._top.count("/"), self._formats)
