@@ -107,6 +107,7 @@ def test_live_torchrun_keyerror(tmp_path: Path) -> None:
             "no torch: python3 -m venv /tmp/torchvenv && /tmp/torchvenv/bin/pip install torch"
         )
     run_all = _run_all()
+    run_all.NPROC = 2  # the scenario's rank 1 and one peer: two torch imports fewer
     scenario = run_all.BY_NAME["raise-keyerror"]
     logs = run_all.run_scenario(scenario, tmp_path / scenario.name, torchrun)
     verdict = analyze(str(logs))
