@@ -575,3 +575,19 @@ def test_ranks_timed_out_in_different_collectives_need_a_fix(tmp_path: Path) -> 
         line.format(r=0, op="ALLREDUCE") + "\n" + line.format(r=1, op="ALLREDUCE") + "\n"
     )
     assert analyze(same, model=False).recovery == "auto_restart"
+
+
+@pytest.mark.parametrize(("step", "fixed"), [(16, True), (5000, False)])
+def test_nan_in_the_first_hundredth_of_a_fresh_run_is_fixed_not_resumed(
+    tmp_path: Path, step: int, fixed: bool
+) -> None:
+    """A loss that turns NaN at step 16 of 6,000 (b15 gpu-09's accelerate bar), no save in
+    the logs and no resume: no checkpoint predates it, a restart diverges the same way,
+    `fix_and_resubmit`; at step 5,000 a checkpoint to roll back to is likely there,
+    `checkpoint_resume`."""
+    bar = "Steps:   0%|▏          | {s}/6000 [00:55<4:54:46,  2.96s/it, lr=0, step_loss={v}]"
+    lines = [bar.format(s=s, v="0.31") for s in (step - 2, step - 1)]
+    lines.append(bar.format(s=step, v="nan"))
+    v = analyze(write_bundle(tmp_path, {"train.log": lines}), model=False, failed=True)
+    assert v.category == "numerical_error", v.summary
+    assert v.recovery == ("fix_and_resubmit" if fixed else "checkpoint_resume"), v.summary

@@ -345,16 +345,29 @@ def _busy_root(busy: Busy, lang: str) -> tuple[RootCause, str, str]:
 
 # Steps up to this one count as "the start": no checkpoint of the run predates them.
 _EARLY_STEPS = 2
+# Nor does one within the first hundredth of the steps a run plans, where the logs show
+# no save: trainers save every few hundred steps of tens of thousands (HF's default 500)
+_EARLY_SHARE = 0.01
 
 
 def _diverged_from_the_start(root: Hit, ev: Evidence) -> bool:
-    """NaN from the first steps of a fresh run: there is no good checkpoint to roll back
-    to, and a restart diverges the same way, so the setup must change (the taxonomy's
-    'restart would fail the same way again')."""
+    """NaN from the first steps of a fresh run (or from its first hundredth, no save in
+    the logs): there is no good checkpoint to roll back to, and a restart diverges the
+    same way, so the setup must change (the taxonomy's 'restart would fail the same way
+    again')."""
     if root.signature.category != "numerical_error" or ev.timeline.resumed:
         return False
     step = ev.timeline.step_at(root.file_index, root.line)
-    return step is not None and step <= _EARLY_STEPS
+    if step is None:
+        return False
+    totals = [
+        int(t)
+        for st in ev.timeline.streams.values()
+        if st.file_index == root.file_index and st.last is not None
+        if (t := st.last.captures.get("total", "")).isdigit()
+    ]
+    early = ev.timeline.saved is None and bool(totals) and step <= max(totals) * _EARLY_SHARE
+    return step <= _EARLY_STEPS or early
 
 
 # where downloaded and pretrained models live: a file there is an input of the job, not
