@@ -93,7 +93,6 @@ class Lost:
     reporters: int
     reported: Hit
     empty: Node | None = None
-    who: Identity | None = None  # the empty node's, as the job model resolves it
 
 
 def deciding(
@@ -855,7 +854,7 @@ def _empty_node(ev: Evidence, hits: list[Hit]) -> Lost | None:
     first = min(reports, key=ev.clocks.corrected)
     ranks = {h.rank for h in reports} - {None}
     reporters = len(ranks) or len({h.file_index for h in reports})
-    return Lost(first, reporters, first, empty=node, who=ev.job.node_identity(node))
+    return Lost(first, reporters, first, empty=node)
 
 
 def _node_line(root: Hit, hits: list[Hit]) -> tuple[Hit, Identity | None] | None:

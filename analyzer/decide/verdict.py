@@ -272,7 +272,7 @@ def _stall_root(stall: Stall, lang: str) -> tuple[RootCause, str, str]:
     return _progress_root(last, message, named=stall.reason != "together"), summary, reason
 
 
-def _lost_root(lost: Lost, lang: str) -> tuple[RootCause, str, str]:
+def _lost_root(lost: Lost, lang: str, who: Identity | None) -> tuple[RootCause, str, str]:
     """Reason `node-lost`: the lost node's last line, and who lost it first; `node-empty`:
     a node that logged no line, cited at the first report of a rank waiting for it (the
     node named, as its host where its path names one; never a rank: none of its lines
@@ -288,7 +288,7 @@ def _lost_root(lost: Lost, lang: str) -> tuple[RootCause, str, str]:
             others=peer.host or (f"rank {peer.rank}" if peer.rank is not None else peer.file),
             when=_when(peer),
         )
-        root = _progress_root(peer, say("root.empty", "en", node=name), who=lost.who)
+        root = _progress_root(peer, say("root.empty", "en", node=name), who=who)
         return root, summary, "node-empty"
     node = last.host or (
         say("who.node-of", lang, rank=last.rank) if last.rank is not None else last.file
@@ -762,7 +762,8 @@ def decide(
     if culprit is not None and culprit.lost is not None:
         lost = culprit.lost
         # a node that logged nothing is who is at fault, not the rank whose report is cited
-        return measured("unknown", _lost_root(lost, lang), lost.last, 0.6, False, lost.who)
+        who = ev.job.node_identity(lost.empty) if lost.empty is not None else None
+        return measured("unknown", _lost_root(lost, lang, who), lost.last, 0.6, False, who)
     if culprit is not None and culprit.busy is not None:
         busy = culprit.busy
         return measured("collective_timeout", _busy_root(busy, lang), busy.last, 0.6, True)

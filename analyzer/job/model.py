@@ -383,18 +383,17 @@ class JobModel:
         stdout beside its stderr, a log nobody wrote to."""
         if not self._b.empty:
             return None
-        nodes: dict[Node, bool] = {}
+        files: dict[Node, list[int]] = {}
         for i in self.names:
-            node = self.scope(i)
-            nodes[node] = nodes.get(node, True) and i in self._b.empty
-        silent = [n for n, empty in nodes.items() if empty]
-        if len(silent) != 1 or len(nodes) < 2 or silent[0][0] not in ("host", "dir"):
+            files.setdefault(self.scope(i), []).append(i)
+        silent = [n for n, held in files.items() if all(i in self._b.empty for i in held)]
+        if len(silent) != 1 or len(files) < 2 or silent[0][0] not in ("host", "dir"):
             return None
         if silent[0][0] == "host":
             return silent[0]
         # an agent's folder, named as the folder that holds all its files (`node-b/`, not
         # the elastic log dir inside it beside its console)
-        names = [path_posix(self.names[i]) for i in self.names if self.scope(i) == silent[0]]
+        names = [path_posix(self.names[i]) for i in files[silent[0]]]
         return ("dir", os.path.commonpath([n.rpartition("/")[0] or "." for n in names]))
 
     def node_identity(self, node: Node) -> Identity:
