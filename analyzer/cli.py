@@ -720,7 +720,10 @@ def decide_cmd(
 
 def _within(settings: Settings, attempts: list[Path]) -> list[Verdict]:
     """Each attempt's verdict, the deadline one budget for them all: the current (last)
-    attempt gets at least half of it, the earlier ones share the rest."""
+    attempt gets at least half of it, the earlier ones share the rest. An earlier attempt
+    that overruns its share (each gets at least `_LEAST_DEADLINE`, and a reading stops a
+    little after its deadline) takes from the total, never from the current attempt's half:
+    its verdict is the one the controller acts on."""
     if settings.deadline is None:
         return [analyze(str(a), settings) for a in attempts]
     start = time.monotonic()
@@ -728,7 +731,10 @@ def _within(settings: Settings, attempts: list[Path]) -> list[Verdict]:
     out = []
     for i, a in enumerate(attempts):
         earlier = len(attempts) - 1 - i  # this one and the earlier ones after it
-        left = (half - time.monotonic()) / earlier if earlier else ends - time.monotonic()
+        if earlier:
+            left = (half - time.monotonic()) / earlier
+        else:
+            left = max(ends - time.monotonic(), settings.deadline / 2)
         out.append(analyze(str(a), replace(settings, deadline=max(left, _LEAST_DEADLINE))))
     return out
 

@@ -217,7 +217,8 @@ def test_decides_deadline_is_one_budget_for_every_attempt(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`decide --deadline 2` over ten attempt folders took 49 s: each attempt got the
-    whole deadline. Now the attempts share it, the current one at least half."""
+    whole deadline. Now the attempts share it, the current one at least half even when the
+    earlier ones overrun their shares (CI once saw 0.87 s of 2 left for the current one)."""
     import time
 
     import analyzer.cli as cli
@@ -233,7 +234,7 @@ def test_decides_deadline_is_one_budget_for_every_attempt(
     def slow(path: str, settings: object) -> object:
         deadline = settings.deadline  # type: ignore[attr-defined]
         given.append(deadline)
-        time.sleep(deadline)  # a reading that uses all it was given
+        time.sleep(deadline + 0.1)  # a reading that overruns what it was given
         return analyze(path, settings)  # type: ignore[arg-type]
 
     monkeypatch.setattr(cli, "analyze", slow)
@@ -242,7 +243,7 @@ def test_decides_deadline_is_one_budget_for_every_attempt(
     took = time.monotonic() - started
     assert r.exit_code in (10, 200), r.output
     assert len(given) == 10 and sum(given) <= 2.0 + 10 * 0.05, given
-    assert given[-1] >= 0.9 and took < 6, (given, took)
+    assert given[-1] >= 1.0 and took < 8, (given, took)
 
 
 def test_a_torn_binary_or_deeply_nested_history_line_is_skipped_not_fatal(tmp_path: Path) -> None:
