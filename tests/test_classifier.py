@@ -223,6 +223,56 @@ def test_harmless_and_warning_level_lines(line: str, harmless: bool, warning: bo
     assert (is_harmless(line), below_error(line)) == (harmless, warning)
 
 
+@pytest.mark.parametrize(
+    "line, record",
+    [
+        # a Megatron line hard-wrapped by a terminal: its middle, the last label cut off
+        (
+            " rate: 3.000E-04 | global batch size: 1024 | lm loss: 2.301E+00 | grad norm: "
+            "0.211 | num zeros: 0.0 | number of skipped iterations:  0 | number of nan",
+            True,
+        ),
+        ("iterations:  0 | samples per second: 21.5 | TFLOPs: 150.2 |", True),
+        ("epoch=1 step=100 loss=2.3 lr=0.0001", True),
+        ("step: 10, loss: nan, lr: 1e-4", False),  # a NaN value is a finding
+        ("ERROR step: 10, loss: 2.0, lr: 1e-4", False),
+        (
+            "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=57, "
+            "OpType=BROADCAST, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for 1800034 "
+            "milliseconds before timing out.",
+            False,
+        ),
+        (
+            "Killed process 4821 (python) total-vm:98765432kB, anon-rss:8765432kB, "
+            "file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:4kB oom_score_adj:0",
+            False,
+        ),
+        ("step 100 failed: loss=2.0 lr=0.1 gnorm=3.0", False),
+    ],
+)
+def test_a_metrics_record_is_data(line: str, record: bool) -> None:
+    from analyzer.unknowns.region import metrics_record
+
+    assert metrics_record(line) is record
+
+
+def test_a_wrapped_progress_line_is_not_a_finding(tmp_path: Path) -> None:
+    """A healthy Megatron excerpt pasted from a terminal that hard-wrapped its lines: the
+    fragment `... | number of skipped iterations: 0 | number of nan` is a metric's name,
+    and the classifier read it as a NaN before metrics records were data."""
+    wrapped = "".join(
+        f"[default3]: iteration   {n}/ 500000 | consumed samples:    {n * 1024} | elapsed "
+        f"time per iteration (s): 10{n % 10}.2 | learning\n rate: 3.000E-04 | global batch "
+        f"size: 1024 | lm loss: 2.30{n % 10}E+00 | grad norm: 0.2{n % 10} | num zeros: 0.0 | "
+        "number of skipped iterations:   0 | number of nan\niterations:   0 | samples per "
+        "second: 10.1 | TFLOPs: 150.2 |\n"
+        for n in range(12000, 12005)
+    )
+    (tmp_path / "main_log.txt").write_text(wrapped)
+    v = analyze(tmp_path)
+    assert v.category == "none", (v.category, v.root_cause)
+
+
 IB_EVENT = "gpu{n}:50{n}1:53{n}6 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : client reregistration"
 
 

@@ -92,10 +92,40 @@ _INDENTED = re.compile(r"(?:\S*\]:)?\s|.{0,120}?\]:? {2,}\S")
 _MARKER = re.compile(r"(?:^|\]:?)\s*[\^~]{3,}[\s^~]*$")
 
 
+# A metrics record: a line made mostly of `name: number` (or `name=number`) fields, three
+# or more, and saying nothing alarming outside them, as a trainer's progress line prints
+# them. Its words are names of metrics (`number of nan iterations: 0`, `inf_count=0`), not
+# findings: a hard-wrapped Megatron line pasted from a terminal left the fragment
+# ` rate: ... | number of skipped iterations:  0 | number of nan` alone on a line (the
+# label cut at the wrap), and the classifier read a healthy run as a NaN. A field whose
+# value is NaN or Inf is a finding (`loss: nan`); a failure that quotes a few fields
+# (`WorkNCCL(SeqNum=57, ..., Timeout(ms)=1800000) ran for ...`, the kernel's `Killed
+# process 1234 (python) total-vm:...kB, anon-rss:...`) says it outside them.
+_FIELD = re.compile(
+    r"(?<![\w(])[A-Za-z][\w/().%-]*(?: [A-Za-z(][\w/().%-]*){0,6}\s*[:=]\s*"
+    r"[-+]?\d[\d.]*(?:[eE][-+]?\d+)?%?"
+)  # names are words (no bare numbers: `Killed process 1234 (python) total-vm:` is no name)
+_CUT_LABEL = re.compile(r"[|,]\s*[A-Za-z][\w ]{0,48}$")  # a label the wrap cut off its value
+_NON_FINITE = re.compile(r"(?i)[:=]\s*[-+]?(?:nan|inf(?:inity)?)\b")
+_RECORD_SHARE = 0.6
+
+
+def metrics_record(text: str) -> bool:
+    """Whether a line is a metrics record with finite values only (no error level): data
+    a trainer printed, never the statement of a failure."""
+    if _NON_FINITE.search(text) or error_level(text):
+        return False
+    fields = [len(m.group()) for m in _FIELD.finditer(text)]
+    if len(fields) < 3 or sum(fields) < _RECORD_SHARE * len(text.strip()):
+        return False
+    return not error_looking(_CUT_LABEL.sub("", _FIELD.sub(" ", text)))
+
+
 def stating(lines: Sequence[ErrorLine]) -> list[int]:
     """The indexes of the lines that may say what failed: not a traceback's header or
     frame (`where_only`), nor the indented code line right under a frame (behind any
-    prefix: a timestamp, `[rank3]:`, a logger's), nor the markers under it."""
+    prefix: a timestamp, `[rank3]:`, a logger's), nor the markers under it, nor a metrics
+    record (`metrics_record`)."""
     messages = [x.message() for x in lines]  # made once: each check reads both forms
     frames = {(x.file, x.line) for x, m in zip(lines, messages, strict=True) if where_only(x, m)}
 
@@ -110,6 +140,7 @@ def stating(lines: Sequence[ErrorLine]) -> list[int]:
         if (x.file, x.line) not in frames
         and not code(x, m)
         and not (_MARKER.search(x.text) or _MARKER.search(m))
+        and not metrics_record(m)
     ]
 
 
