@@ -220,6 +220,10 @@ class Signature:
     # (category, frame regex): the more specific reading of a line raised inside such a
     # frame (a FileNotFoundError while loading a checkpoint is checkpoint_corrupt)
     raised_in: tuple[tuple[str, str], ...] = ()
+    # (category, line regex): the reading of a matching line raised where one installed
+    # package called another (the innermost frames, all in site-packages, span two or
+    # more packages): two packages that disagree about an API, a version mismatch
+    raised_between: tuple[tuple[str, str], ...] = ()
     # a thread header of a stack dump: which printed end of its frames is the innermost
     # (analyzer.job.stacks reads them; the hit cites the application's innermost frame)
     stack: Literal["first", "last"] | None = None

@@ -267,15 +267,17 @@ def test_a_user_signature_an_installed_engine_refuses_is_refused_at_load(
         load_patterns([DEMO_PATTERNS], builtin=False)
 
 
+@pytest.mark.parametrize("key", ["raised_in", "raised_between"])
 @pytest.mark.parametrize(
     "raised_in, why",
     [
         ({"not_a_category": "load"}, "not a taxonomy category"),
         ({"checkpoint_corrupt": ""}, "non-empty regex"),
         ("load_checkpoint", "must be a mapping"),
+        ({"environment_error": "(?!x)y"}, "lookaround is not allowed"),
     ],
 )
-def test_raised_in_is_validated(tmp_path: Path, raised_in: object, why: str) -> None:
+def test_raised_in_is_validated(tmp_path: Path, key: str, raised_in: object, why: str) -> None:
     doc = yaml.safe_load(
         """
 family: demo
@@ -301,7 +303,7 @@ signatures:
       - {log: 'no', match: false}
 """
     )
-    doc["signatures"][0]["raised_in"] = raised_in
+    doc["signatures"][0][key] = raised_in
     f = tmp_path / "demo.yaml"
     f.write_text(yaml.safe_dump(doc))
     with pytest.raises(PatternError, match=why):

@@ -591,3 +591,79 @@ def test_nan_in_the_first_hundredth_of_a_fresh_run_is_fixed_not_resumed(
     v = analyze(write_bundle(tmp_path, {"train.log": lines}), model=False, failed=True)
     assert v.category == "numerical_error", v.summary
     assert v.recovery == ("fix_and_resubmit" if fixed else "checkpoint_resume"), v.summary
+
+
+_SITE = "/usr/local/lib/python3.11/site-packages"
+_SEAM_FRAMES = {
+    # the job's code calls transformers, which calls accelerate, which raises
+    "between": [
+        ("/app/train.py", 40, "main"),
+        (f"{_SITE}/transformers/trainer.py", 409, "__init__"),
+        (f"{_SITE}/accelerate/accelerator.py", 477, "__init__"),
+        (f"{_SITE}/accelerate/state.py", 1234, "__getattr__"),
+    ],
+    # the job's code calls one package, which raises
+    "one package": [
+        ("/app/train.py", 40, "main"),
+        (f"{_SITE}/accelerate/accelerator.py", 477, "__init__"),
+        (f"{_SITE}/accelerate/state.py", 1234, "__getattr__"),
+    ],
+    # raised in the job's own code after a package call returned
+    "own code": [
+        (f"{_SITE}/transformers/trainer.py", 409, "__init__"),
+        ("/app/train.py", 52, "setup"),
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    "frames, error, category",
+    [
+        (
+            "between",
+            "AttributeError: 'AcceleratorState' object has no attribute 'mixed_precision'",
+            "environment_error",
+        ),
+        (
+            "between",
+            "AttributeError: module 'torch.compiler' has no attribute 'is_compiling'",
+            "environment_error",
+        ),
+        # None or a builtin container is what the job's data put there
+        (
+            "between",
+            "AttributeError: 'NoneType' object has no attribute 'shape'",
+            "user_code_error",
+        ),
+        (
+            "between",
+            "AttributeError: 'dict' object has no attribute 'input_ids'",
+            "user_code_error",
+        ),
+        ("between", "KeyError: 'labels'", "user_code_error"),
+        (
+            "one package",
+            "AttributeError: 'AcceleratorState' object has no attribute 'mixed_precision'",
+            "user_code_error",
+        ),
+        (
+            "own code",
+            "AttributeError: 'AcceleratorState' object has no attribute 'mixed_precision'",
+            "user_code_error",
+        ),
+    ],
+)
+def test_an_attribute_error_between_two_installed_packages_is_a_version_mismatch(
+    tmp_path: Path, frames: str, error: str, category: str
+) -> None:
+    """`raised_between`: an AttributeError on a package's own class or module, raised
+    where one installed package called another, is two versions that do not fit
+    (first look b17 asc-02: transformers' Trainer under an accelerate without the
+    attribute); raised in the job's code, under one package, or on None or a builtin
+    container, it stays the job's bug."""
+    lines = ["[rank0]: Traceback (most recent call last):"]
+    for path, n, fn in _SEAM_FRAMES[frames]:
+        lines += [f'[rank0]:   File "{path}", line {n}, in {fn}', "[rank0]:     x = y()"]
+    (tmp_path / "rank0.log").write_text("\n".join([*lines, f"[rank0]: {error}", ""]))
+    v = analyze(tmp_path)
+    assert v.category == category, (v.category, v.summary)

@@ -105,14 +105,34 @@ def _confidence(root: Hit, candidates: list[Hit]) -> float:
 def reading(root: Hit) -> str:
     """The category of a root-cause line: its signature's, or the more specific one its
     signature names for a traceback that passes through a matching frame (`raised_in`:
-    a FileNotFoundError raised while loading a checkpoint is `checkpoint_corrupt`)."""
+    a FileNotFoundError raised while loading a checkpoint is `checkpoint_corrupt`), or
+    for a line raised where one installed package called another (`raised_between`:
+    `'AcceleratorState' object has no attribute 'mixed_precision'` raised in accelerate
+    as transformers called it is two versions that do not fit, not the job's bug)."""
     for category, rx in root.signature.raised_in:
         if any(_FRAME.search(x) and re.search(rx, x) for x in root.context):
+            return category
+    for category, rx in root.signature.raised_between:
+        if re.search(rx, root.log.message) and len(set(_installed(root.context))) >= 2:
             return category
     return root.signature.category
 
 
 _FRAME = re.compile(r'File "[^"]*", line \d+, in \S')
+# an installed package's frame: the package (or module) right under site-/dist-packages
+_INSTALLED = re.compile(r'File "[^"]*[/\\](?:site|dist)-packages[/\\]([\w.-]+?)(?:[/\\]|\.py")')
+
+
+def _installed(context: tuple[str, ...]) -> list[str]:
+    """The packages of a traceback's innermost frames that are all in installed packages
+    (from the last frame back to the first of the job's own)."""
+    out = []
+    for x in reversed([x for x in context if _FRAME.search(x)]):
+        m = _INSTALLED.search(x)
+        if m is None:
+            break
+        out.append(m.group(1))
+    return out
 
 
 def _summary(

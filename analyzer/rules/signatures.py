@@ -75,6 +75,7 @@ KEY_ORDER = (
     "progress",
     "setting",
     "raised_in",
+    "raised_between",
     "stack",
     "description",
     "references",
@@ -191,6 +192,7 @@ def _load_file_with_override(path: Path) -> list[tuple[Signature, bool]]:
 def _signature_from(d: dict[str, Any]) -> Signature:
     fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in d.items()}
     fields["raised_in"] = tuple(tuple(pair) for pair in fields.get("raised_in", ()))
+    fields["raised_between"] = tuple(tuple(pair) for pair in fields.get("raised_between", ()))
     return Signature(**fields)
 
 
@@ -303,7 +305,8 @@ def _parse_signature(
         raise fail("final", "only an `unknown` reading can be final (others are already)")
     progress = _data_kind(d, "progress", PROGRESS_KINDS, fail)
     setting = _data_kind(d, "setting", SETTING_KINDS, fail)
-    raised_in = _raised_in(d.get("raised_in"), fail)
+    raised_in = _category_regexes(d, "raised_in", "a frame regex", fail)
+    raised_between = _category_regexes(d, "raised_between", "a line regex", fail)
     stack = d.get("stack")
     if stack is not None and not _one_of(stack, ("first", "last")):
         raise fail("stack", "must be 'first' or 'last' (the printed end that is innermost)")
@@ -388,6 +391,7 @@ def _parse_signature(
         progress=progress,
         setting=setting,
         raised_in=raised_in,
+        raised_between=raised_between,
         stack=stack,
     )
     return sig, override
@@ -417,19 +421,22 @@ def _data_kind(d: dict[str, Any], role: str, kinds: tuple[str, ...], fail: Any) 
     return kind
 
 
-def _raised_in(value: Any, fail: Any) -> tuple[tuple[str, str], ...]:
-    """`raised_in: {category: regex}`: the category a line has when a frame of its
-    traceback (a `File "...", line N, in f` line) matches the regex."""
+def _category_regexes(
+    d: dict[str, Any], key: str, what: str, fail: Any
+) -> tuple[tuple[str, str], ...]:
+    """`raised_in` / `raised_between: {category: regex}`: the more specific category a
+    line has where its traceback says so (analyzer.decide.verdict.reading)."""
+    value = d.get(key)
     if value is None:
         return ()
     if not isinstance(value, dict) or not value:
-        raise fail("raised_in", "must be a mapping of category to a frame regex")
+        raise fail(key, f"must be a mapping of category to {what}")
     out = []
     for cat, rx in value.items():
         if cat not in CATEGORIES:
-            raise fail("raised_in", f"{cat!r} is not a taxonomy category")
+            raise fail(key, f"{cat!r} is not a taxonomy category")
         if not isinstance(rx, str) or not rx:
-            raise fail("raised_in", f"{cat}: must be a non-empty regex")
+            raise fail(key, f"{cat}: must be a non-empty regex")
         check_regex(rx, fail)
         out.append((cat, rx))
     return tuple(out)
