@@ -362,3 +362,22 @@ def test_a_line_its_file_went_on_past_is_no_failure_unless_the_caller_says_so(
     )
     ended = analyze(tmp_path)
     assert ended.decided_by == "model" and ended.category == "environment_error", ended.summary
+
+
+def test_a_bare_eoferror_is_a_lost_parent_not_a_guess(tmp_path: Path) -> None:
+    """Compile workers' `raise EOFError` from multiprocessing's pipe when their parent is
+    gone: the classifier read the word as a truncated checkpoint (first look b17 asc-04).
+    The signature's `unknown` is final: the line says a process vanished, nothing more."""
+    frames = (
+        "Process ForkServerProcess-{n}:\n"
+        "Traceback (most recent call last):\n"
+        '  File "/usr/lib/python3.10/multiprocessing/connection.py", line 414, in _recv_bytes\n'
+        "    buf = self._recv(4)\n"
+        '  File "/usr/lib/python3.10/multiprocessing/connection.py", line 383, in _recv\n'
+        "    raise EOFError\n"
+        "EOFError\n"
+    )
+    (tmp_path / "console.log").write_text("".join(frames.format(n=n) for n in range(2, 6)))
+    v = analyze(tmp_path, failed=True)
+    assert (v.category, v.decided_by) == ("unknown", "signature"), v.summary
+    assert v.root_cause is not None and v.root_cause.signature == "python-pipe-peer-gone"
