@@ -667,3 +667,20 @@ def test_an_attribute_error_between_two_installed_packages_is_a_version_mismatch
     (tmp_path / "rank0.log").write_text("\n".join([*lines, f"[rank0]: {error}", ""]))
     v = analyze(tmp_path)
     assert v.category == category, (v.category, v.summary)
+
+
+def test_a_symptom_that_names_its_kind_outranks_one_that_reads_unknown(tmp_path: Path) -> None:
+    """NCCL's `internal error` summary (unknown, fatal) and the `Last error:` torch relays
+    under it (the peer refused the connection: a network symptom): the line that says
+    what kind of failure it echoes ranks first (first look b17 gpu-10 read the summary's
+    `unknown`, and the classifier guessed an environment error from its words)."""
+    (tmp_path / "rank0.log").write_text(
+        "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1269, internal error, NCCL "
+        "version 2.14.3\n"
+        "ncclInternalError: Internal check failed.\n"
+        "Last error:\n"
+        "Net : Call to recv from 10.1.2.3<56843> failed : Connection refused\n"
+    )
+    v = analyze(tmp_path, failed=True)
+    assert v.category == "network_fault", (v.category, v.summary)
+    assert v.root_cause is not None and v.root_cause.signature == "nccl-socket-connection-lost"
