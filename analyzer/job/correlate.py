@@ -44,17 +44,17 @@ def time_key(hit: Hit) -> float:
     return epoch_or(hit.time, math.inf)
 
 
-def order_key(hit: Hit, shift: float = 0.0) -> tuple[int, bool, int, float, int, int]:
-    """How root-cause candidates rank: role, then whether the line says what kind of
-    failure it echoes (a symptom that names a category before one that reads `unknown`:
-    NCCL's `internal error` summary before the `Last error:` that says the peer refused
-    the connection), then severity, then time (less the clock offset of the hit's
-    stream), then file order."""
+def order_key(hit: Hit, shift: float = 0.0) -> tuple[int, int, bool, float, int, int]:
+    """How root-cause candidates rank: role, then severity, then whether the line says
+    what kind of failure it echoes (of two symptoms as severe, one that names a category
+    before one that reads `unknown`: the `Last error:` that says the peer refused the
+    connection before NCCL's `internal error` summary above it), then time (less the
+    clock offset of the hit's stream), then file order."""
     sig = hit.signature
     return (
         ROLE_RANK[sig.role],
-        sig.role == "symptom" and sig.category == "unknown",
         SEVERITY_RANK[sig.severity],
+        sig.role == "symptom" and sig.category == "unknown",
         time_key(hit) - shift,
         hit.file_index,
         hit.line,
