@@ -944,6 +944,31 @@ def test_one_node_path_a_path_only_one_nodes_ranks_cannot_find_is_its_mount(
     assert v.category == "user_code_error", v.summary
 
 
+def test_one_node_path_a_path_only_one_nodes_ranks_may_not_write_is_its_mount(
+    tmp_path: Path,
+) -> None:
+    """Both ranks of node-b are refused the checkpoint folder the other node wrote
+    (first look b17 run-03: the mount changed owner on node-b): that node's mount, a
+    storage fault; refused on every node, it is the job's environment."""
+    denied = "PermissionError: [Errno 13] Permission denied: '/mnt/ckpt/step000300'"
+    lost = (
+        "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed"
+        " by peer [10.0.0.3]:52877"
+    )
+
+    def line(node: str, rank: int, text: str) -> str:
+        return f"{node}-1  | [rank{rank}]: {text}"
+
+    one = [line("node-b", 2, denied), line("node-b", 3, denied)]
+    one += [line("node-a", 0, lost), line("node-a", 1, lost)]
+    v = analyze(write_bundle(tmp_path / "one", {"console.log": one}), model=False)
+    assert (v.culprit_rule, v.category) == ("one-node-path", "storage_fault"), v.summary
+    assert v.root_cause is not None and v.root_cause.host == "node-b-1"
+    every = [line(n, r, denied) for n, r in (("node-b", 2), ("node-b", 3), ("node-a", 0))]
+    v = analyze(write_bundle(tmp_path / "every", {"console.log": every}), model=False)
+    assert v.category == "environment_error", v.summary
+
+
 def test_unreachable_store_a_job_that_never_trained_cannot_reach_its_store(
     tmp_path: Path,
 ) -> None:

@@ -689,14 +689,16 @@ def _rule_unreachable_store(walk: Walk) -> Culprit | None:
 
 
 # signatures of a path that does not exist (the wrong path of taxonomy's checkpoint rule)
-_NOT_FOUND = frozenset({"python-file-not-found"})
+# or that the job may not use (a mount that went read-only or changed owner)
+_NOT_FOUND = frozenset({"python-file-not-found", "python-permission-denied"})
 
 
 def _rule_one_node_path(walk: Walk) -> Culprit | None:
-    """A path that two or more ranks of one node cannot find, while ranks of the job's
-    other nodes report no such error, is a storage fault on that node (a shared mount
-    missing there; taxonomy: a wrong path is `user_code_error`, a missing shared mount
-    `storage_fault`): the same code with a wrong path fails on every node alike."""
+    """A path that two or more ranks of one node cannot find, or may not write, while
+    ranks of the job's other nodes report no such error, is a storage fault on that node
+    (a shared mount missing, read-only or owned by someone else there; taxonomy: a wrong
+    path is `user_code_error`, a missing shared mount `storage_fault`): the same code
+    with a wrong path or wrong permissions fails on every node alike."""
     root = walk.root
     assert root is not None
     path = root.captures.get("path")

@@ -146,10 +146,11 @@ TEXT: dict[str, tuple[str, str]] = {
         "或从其节点无法访问（请与其他节点使用的地址以及 master 所在位置比对）；重启会同样失败。",
     ),
     "reason.one-node-path": (
-        " Only {host}'s ranks cannot find the path, and the job's other nodes did not fail "
-        "on it: the shared mount is missing or different on {host}, not a wrong path.",
-        "只有 {host} 上的 rank 找不到该路径，作业的其他节点没有因此失败："
-        "是 {host} 上的共享存储挂载缺失或不同，而不是路径写错。",
+        " Only {host}'s ranks cannot find or may not use the path, and the job's other "
+        "nodes did not fail on it: the shared mount is missing, read-only or different on "
+        "{host}, not a wrong path.",
+        "只有 {host} 上的 rank 找不到或无权使用该路径，作业的其他节点没有因此失败："
+        "是 {host} 上的共享存储挂载缺失、只读或不同，而不是路径写错。",
     ),
     "reason.failed-unrecognised": (
         "The job failed with an error no signature knows and the classifier cannot place: {text}",
