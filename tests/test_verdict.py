@@ -684,3 +684,26 @@ def test_a_symptom_that_names_its_kind_outranks_one_that_reads_unknown(tmp_path:
     v = analyze(tmp_path, failed=True)
     assert v.category == "network_fault", (v.category, v.summary)
     assert v.root_cause is not None and v.root_cause.signature == "nccl-socket-connection-lost"
+
+
+_STORE_RETRY = (
+    "[E1207 22:00:55.020540957 socket.cpp:1028] [c10d] The client socket has timed out after "
+    "10000ms while trying to connect to (node-a, 29179).\n"
+    "[W1207 22:00:55.021151212 TCPStore.cpp:340] [c10d] TCP client failed to connect/validate "
+    "to host node-a:29179 - retrying (try=0, timeout=10000ms, delay=5306ms): The client socket "
+    "has timed out after 10000ms while trying to connect to (node-a, 29179).\n"
+)
+
+
+@pytest.mark.parametrize("steps, category", [(6, "none"), (1, "collective_timeout")])
+def test_a_store_timeout_its_process_trained_past_is_set_aside(
+    tmp_path: Path, steps: int, category: str
+) -> None:
+    """A node that reached for the rendezvous store before the store's host was up, then
+    retried and trained (first look b17 run-09, a healthy run read as a timeout): its
+    timeout decides nothing once its process logged two more steps; with one step after
+    it, it may still be what ended the run."""
+    lines = "".join(f"step {25 * n}/450 loss=0.{n}1 lr=0.05\n" for n in range(1, steps + 1))
+    (tmp_path / "node-b.log").write_text(_STORE_RETRY + lines)
+    v = analyze(tmp_path)
+    assert v.category == category, (v.category, v.summary)

@@ -23,6 +23,7 @@ from ..types import (
     LogTime,
     RankEvent,
     RankProgress,
+    Signature,
     Who,
     epoch_or,
 )
@@ -159,6 +160,15 @@ class _Group:
 _GO_ON = frozenset({"numerical_error", "hang"})
 
 
+def _may_survive(sig: Signature) -> bool:
+    """Whether a line is set aside when its process went on training past it: a cause
+    (not a NaN or a stall, which training goes on through), and a collective or store
+    timeout (a client that retried and got in: its rank then trained)."""
+    if sig.role == "cause":
+        return sig.category not in _GO_ON
+    return sig.role == "symptom" and sig.category == "collective_timeout"
+
+
 def _more_telling(hit: Hit, held: Hit) -> bool:
     """A stack dump outside any collective says more than the same stream's earlier dump
     inside one: two processes dumped into one file (py-spy of rank 8, then of rank 15)
@@ -246,7 +256,7 @@ class Collector:
         held = self._candidates.get(ckey)
         if held is None or hit.signature.evidence == "last" or _more_telling(hit, held):
             self._candidates[ckey] = hit
-        if hit.signature.role == "cause" and hit.signature.category not in _GO_ON:
+        if _may_survive(hit.signature):
             streams = self.timeline.of_process(hit.file_index, hit.who.slot)
             self._cause_at[ckey] = {st.key: (st.last_step, st.count) for st in streams}
 
