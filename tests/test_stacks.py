@@ -123,6 +123,40 @@ def test_stuck_the_rank_dumped_outside_any_collective_is_the_hung_one(tmp_path: 
     assert v.root_cause.captures["innermost"] == "wait (threading.py:359)"
 
 
+def test_stuck_a_dump_file_is_placed_on_its_rank_by_the_main_threads_pid(
+    tmp_path: Path,
+) -> None:
+    """py-spy dumps of several processes in one file beside the agent's console: the main
+    thread's id is its process id, which the agent's failure table ties to a rank (first
+    look b17 run-02 named no rank for the rank stuck in `np.load`)."""
+    table = [
+        "Failures:",
+        "[1]:",
+        "  time      : 2026-12-07_21:48:28",
+        "  host      : node-a",
+        "  rank      : 1 (local_rank: 1)",
+        "  exitcode  : -15 (pid: 23572)  (SIGTERM)",
+        "Root Cause (first observed failure):",
+        "[0]:",
+        "  time      : 2026-12-07_21:48:28",
+        "  host      : node-a",
+        "  rank      : 0 (local_rank: 0)",
+        "  exitcode  : 1 (pid: 23570)",
+    ]
+    dumps = [
+        "Process 23570: python3 -u train.py",
+        *PYSPY_BROADCAST.replace("835995", "23570").splitlines(),
+        "",
+        "Process 23572: python3 -u train.py",
+        'Thread 23572 (idle): "MainThread"',
+        *_after_header(PYSPY_LOADER),
+    ]
+    files = {"node-a.console.log": [_watchdog(0), *table], "stack-dumps.txt": dumps}
+    v = analyze(write_bundle(tmp_path, files), model=False)
+    assert v.category == "hang" and v.root_cause is not None, v.summary
+    assert (v.root_cause.file, v.root_cause.rank) == ("stack-dumps.txt", 1)
+
+
 def test_two_dumps_in_one_file_the_one_outside_a_collective_is_cited(tmp_path: Path) -> None:
     """An on-call's notes: py-spy of one rank, then of another, in one file that names no
     rank: the dump outside a collective is the evidence."""
