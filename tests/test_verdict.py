@@ -707,3 +707,22 @@ def test_a_store_timeout_its_process_trained_past_is_set_aside(
     (tmp_path / "node-b.log").write_text(_STORE_RETRY + lines)
     v = analyze(tmp_path)
     assert v.category == category, (v.category, v.summary)
+
+
+def test_a_node_the_scheduler_reports_lost_is_named_not_the_host_that_reported_it(
+    tmp_path: Path,
+) -> None:
+    """`srun: error: Node failure on X` printed on the batch host Y (whose slurmstepd line
+    names Y): the taxonomy's lost node, `unknown`, and X is the host to act on, never Y, a
+    survivor (first look b18 hw-03 read device_fault and named both)."""
+    (tmp_path / "main_log.txt").write_text(
+        "** Finished validation **\n"
+        "srun: error: Node failure on jean-zay-iam37\n"
+        "srun: Job step aborted: Waiting up to 62 seconds for job step to finish.\n"
+        "slurmstepd: error: *** STEP 1943824.0 ON jean-zay-iam17 CANCELLED AT "
+        "2023-03-06T03:17:51 DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS ***\n"
+    )
+    v = analyze(tmp_path, failed=True)
+    assert (v.category, v.decided_by) == ("unknown", "signature"), v.summary
+    assert v.act_on.hosts == ("jean-zay-iam37",), v.act_on
+    assert "jean-zay-iam37" in v.summary and "jean-zay-iam17" not in v.summary

@@ -142,10 +142,11 @@ def _summary(
     root = culprit.hit
     assert root is not None
     where = []
-    if culprit.rank is not None:
+    failed = root.captures.get("failed_host")  # the lost node the line reports
+    if culprit.rank is not None and not failed:
         where.append(f"rank {culprit.rank}")
-    if culprit.host:
-        where.append(culprit.host)
+    if host := failed or culprit.host:
+        where.append(host)
     telling = [f for f in findings if f.signature.severity != "info"]  # info is context
     others = Counter(
         finding_kind(f.signature.category, f.signature.id in explained)
@@ -616,9 +617,11 @@ def _with_targets(
     rc: RootCause | None = fields.get("root_cause")
     if rc is not None:
         hosts = [rc.host] if rc.host else []
-        failed = rc.captures.get("failed_host")  # a node the line says failed (Ray's GCS)
-        if failed and failed not in hosts:
-            hosts.append(job.peer(failed) or failed)
+        # a node the line says failed (Ray's GCS, Slurm's `Node failure on`): the line's
+        # writer is a survivor reporting it, never the host to cordon
+        failed = rc.captures.get("failed_host")
+        if failed:
+            hosts = [job.peer(failed) or failed]
         if fields.get("category") == "network_fault":
             caps = rc.captures
             peer = job.peer(caps.get("peer") or caps.get("remote"), caps.get("remote_rank"))
