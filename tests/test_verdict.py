@@ -629,6 +629,11 @@ _SEAM_FRAMES = {
             "AttributeError: module 'torch.compiler' has no attribute 'is_compiling'",
             "environment_error",
         ),
+        (
+            "between",
+            "AttributeError: '_MultiProcessingDataLoaderIter' object has no attribute '_in_order'",
+            "environment_error",
+        ),
         # None or a builtin container is what the job's data put there
         (
             "between",
