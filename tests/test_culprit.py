@@ -1275,3 +1275,28 @@ def test_unresponsive_from_the_forced_kill_when_the_launcher_reported_no_exit(
     v = analyze(job, model=False, failed=True)
     assert (v.category, v.culprit_rule) == ("hang", "unresponsive"), v.summary
     assert v.root_cause is not None and v.root_cause.line == 4 and "Process 477" in v.summary
+
+
+def test_stall_the_pod_that_reported_no_timeout_is_the_one_waited_for(tmp_path: Path) -> None:
+    """A merged `kubectl logs --prefix` console of three one-rank pods whose step lines
+    name no rank: two pods' ranks time out in gloo, the third pod reports nothing (its
+    rank was throttled to a crawl): that pod is the hung one (first look b18 run-02 read
+    a collective timeout on a waiting rank)."""
+
+    def pod(n: int, text: str) -> str:
+        return f"[pod/lm-worker-{n}/pytorch] {text}"
+
+    steps = [
+        pod(n, f"completed step: {s}, seconds: 0.129, loss: 2.5")
+        for s in (325, 350)
+        for n in range(3)
+    ]
+    timeout = (
+        "RuntimeError: [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out "
+        "waiting 30000ms for recv operation to complete"
+    )
+    lines = [*steps, pod(0, f"[rank0]: {timeout}"), pod(2, f"[rank2]: {timeout}")]
+    v = analyze(write_bundle(tmp_path, {"kubectl-logs.txt": lines}), failed=True, model=False)
+    assert (v.category, v.culprit_rule) == ("hang", "stall"), v.summary
+    assert v.root_cause is not None and v.root_cause.host == "lm-worker-1"
+    assert "lm-worker-1 does not" in v.summary

@@ -1041,11 +1041,15 @@ def _stall(ev: Evidence, hits: list[Hit]) -> Stall | None:
     if any(h.signature.stack is not None for h in hits[:1] + _outside(hits)):
         return None  # a dump shows where a rank is, not only when it stopped (rule `stuck`)
     if root is not None and root.signature.category == "collective_timeout":
-        waited = {
-            h.rank
-            for h in hits
-            if h.signature.category == "collective_timeout" and h.rank is not None
-        }
+        timeouts = [h for h in hits if h.signature.category == "collective_timeout"]
+        ranks = {h.rank for h in timeouts if h.rank is not None}
+        hosts = {short(h.host) for h in timeouts if h.host}
+
+        def waited(rank: int | None, host: str | None) -> bool:
+            if rank is not None:
+                return rank in ranks
+            return host is not None and short(host) in hosts
+
         silent = ev.timeline.silent(waited, ev.end)
         if silent is not None:
             return silent

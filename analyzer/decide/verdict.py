@@ -278,7 +278,8 @@ def _stall_root(stall: Stall, lang: str) -> tuple[RootCause, str, str]:
     values = {"step": step, "when": _when(last), "minutes": minutes, "step_time": stall.step_time}
     if stall.reason == "silent":
         reason = "hang.silent"
-        summary = say("reason.hang.silent", lang, rank=last.rank, **values)
+        who = say("who.rank", lang, rank=last.rank) if last.rank is not None else last.host
+        summary = say("reason.hang.silent", lang, who=who or last.file, **values)
         message = say("root.silent", "en", step=step)
     elif stall.reason == "together":
         reason = "hang.together"

@@ -17,6 +17,7 @@ import math
 import re
 import statistics
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -400,13 +401,21 @@ class Timeline:
         ]
         return sorted(out, key=lambda b: (-b.seconds, b.stream.file_index))
 
-    def silent(self, waited: set[int], end: LogTime | None) -> Stall | None:
+    def silent(
+        self, waited: Callable[[int | None, str | None], bool], end: LogTime | None
+    ) -> Stall | None:
         """The stream of a rank that did not report the timeout the others reported:
-        the rank they waited for. None unless the others are the majority (otherwise
-        the missing reports say more about which files were collected)."""
-        ranked = [s for s in self.streams.values() if s.rank is not None and s.last is not None]
-        quiet = [s for s in ranked if s.rank not in waited]
-        if not waited or not quiet or len(quiet) * 2 >= len(ranked):
+        the rank they waited for. `waited(rank, host)`: whether a stream's rank (or, where
+        its lines name none, its host: one pod per rank) reported it. None unless the
+        others are the majority (otherwise the missing reports say more about which
+        files were collected)."""
+        placed = [
+            s
+            for s in self.streams.values()
+            if s.last is not None and (s.rank is not None or s.host is not None)
+        ]
+        quiet = [s for s in placed if not waited(s.rank, s.host)]
+        if not quiet or len(quiet) * 2 >= len(placed):
             return None
         first = min(quiet, key=lambda s: s.last.time.epoch if s.last and s.last.time else 0.0)
         assert first.last is not None

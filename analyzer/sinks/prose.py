@@ -56,9 +56,9 @@ TEXT: dict[str, tuple[str, str]] = {
         " 证据薄弱（置信度 {confidence:.2f}）：这是推测，请按下文的建议核实。",
     ),
     "reason.hang.silent": (
-        "Job hung: the other ranks report a collective timeout and rank {rank} does not; "
+        "Job hung: the other ranks report a collective timeout and {who} does not; "
         "its last progress was step {step} ({when}): the others waited for it.",
-        "作业卡死：其他 rank 报告集合通信超时，rank {rank} 没有；它最后的进度是第 {step} 步"
+        "作业卡死：其他 rank 报告集合通信超时，{who} 没有；它最后的进度是第 {step} 步"
         "（{when}），其他 rank 在等它。",
     ),
     "reason.hang.together": (
