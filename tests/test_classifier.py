@@ -381,3 +381,21 @@ def test_a_bare_eoferror_is_a_lost_parent_not_a_guess(tmp_path: Path) -> None:
     v = analyze(tmp_path, failed=True)
     assert (v.category, v.decided_by) == ("unknown", "signature"), v.summary
     assert v.root_cause is not None and v.root_cause.signature == "python-pipe-peer-gone"
+
+
+def test_nccl_info_output_is_never_what_failed(tmp_path: Path) -> None:
+    """NCCL's INFO lines report what NCCL did (`... - Abort COMPLETE`, `NET/IB : Using`):
+    the classifier cited them (first look b17 gpu-11, b19 gpu-02); its return-code trace
+    after a WARN (`NCCL INFO misc/socket.cc:568 -> 2`) still may be cited."""
+    from analyzer.read.errors import ErrorLine
+    from analyzer.unknowns.region import stating
+
+    texts = [
+        "gpu-03:2355:2355 [6] NCCL INFO comm 0xa98fab70 rank 14 nranks 16 cudaDev 6 busId b7000 "
+        "- Abort COMPLETE",
+        "node1:15874:17284 [4] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB em1:10.0.0.2<0>",
+        "node1:4533:4667 [0] NCCL INFO misc/socket.cc:568 -> 2",
+        "ncclSystemError: System call (e.g. socket, malloc) or external library call failed",
+    ]
+    lines = [ErrorLine("a.log", i + 1, None, t, False) for i, t in enumerate(texts)]
+    assert stating(lines) == [2, 3]

@@ -121,11 +121,18 @@ def metrics_record(text: str) -> bool:
     return not error_looking(_CUT_LABEL.sub("", _FIELD.sub(" ", text)))
 
 
+# NCCL's debug output (`NCCL_DEBUG=INFO`): its errors are `NCCL WARN` and the return-code
+# trace that follows one (`NCCL INFO misc/socket.cc:568 -> 2`); any other INFO line
+# (`comm 0x... rank 14 ... - Abort COMPLETE`, `NET/IB : Using [0]mlx5_0:1/IB`) reports what
+# NCCL did, never what failed
+_NCCL_INFO = re.compile(r"\bNCCL INFO\b(?!.*-> \d+\s*$)")
+
+
 def stating(lines: Sequence[ErrorLine]) -> list[int]:
     """The indexes of the lines that may say what failed: not a traceback's header or
     frame (`where_only`), nor the indented code line right under a frame (behind any
     prefix: a timestamp, `[rank3]:`, a logger's), nor the markers under it, nor a metrics
-    record (`metrics_record`)."""
+    record (`metrics_record`), nor NCCL's INFO output."""
     messages = [x.message() for x in lines]  # made once: each check reads both forms
     frames = {(x.file, x.line) for x, m in zip(lines, messages, strict=True) if where_only(x, m)}
 
@@ -141,6 +148,7 @@ def stating(lines: Sequence[ErrorLine]) -> list[int]:
         and not code(x, m)
         and not (_MARKER.search(x.text) or _MARKER.search(m))
         and not metrics_record(m)
+        and not _NCCL_INFO.search(m)
     ]
 
 
