@@ -399,3 +399,20 @@ def test_nccl_info_output_is_never_what_failed(tmp_path: Path) -> None:
     ]
     lines = [ErrorLine("a.log", i + 1, None, t, False) for i, t in enumerate(texts)]
     assert stating(lines) == [2, 3]
+
+
+def test_a_bare_eoferror_inside_torch_load_is_a_checkpoint_cut_short(tmp_path: Path) -> None:
+    """torch's weights-only unpickler raises a bare `EOFError` on an empty checkpoint (a
+    save killed by a preemption, resumed from: first look b19 run-02): read inside
+    `torch.load`, the bare EOFError is checkpoint_corrupt, not a pipe whose peer left."""
+    site = "/usr/lib/python3.11/site-packages/torch"
+    (tmp_path / "rank0.log").write_text(
+        "[rank0]: Traceback (most recent call last):\n"
+        f'[rank0]:   File "{site}/serialization.py", line 1529, in load\n'
+        "[rank0]:     return _legacy_load(opened_file, map_location, _weights_only_unpickler)\n"
+        f'[rank0]:   File "{site}/_weights_only_unpickler.py", line 327, in load\n'
+        "[rank0]:     raise EOFError\n"
+        "[rank0]: EOFError\n"
+    )
+    v = analyze(tmp_path, failed=True)
+    assert v.category == "checkpoint_corrupt", v.summary
