@@ -690,7 +690,7 @@ def _rule_unreachable_store(walk: Walk) -> Culprit | None:
 
 # signatures of a path that does not exist (the wrong path of taxonomy's checkpoint rule)
 # or that the job may not use (a mount that went read-only or changed owner)
-_NOT_FOUND = frozenset({"python-file-not-found", "python-permission-denied"})
+_PATH_REFUSED = frozenset({"python-file-not-found", "python-permission-denied"})
 
 
 def _rule_one_node_path(walk: Walk) -> Culprit | None:
@@ -702,12 +702,14 @@ def _rule_one_node_path(walk: Walk) -> Culprit | None:
     root = walk.root
     assert root is not None
     path = root.captures.get("path")
-    if root.signature.id not in _NOT_FOUND or not path or not walk.host:
+    if root.signature.id not in _PATH_REFUSED or not path or not walk.host:
         return None
-    same = [f for f in walk.ev.findings if f.signature.id in _NOT_FOUND]
+    same = [f for f in walk.ev.findings if f.signature.id in _PATH_REFUSED]
     if any(f.first.captures.get("path") != path for f in same):
         return None  # other paths missing too: the job's own paths, not one node's view
-    hosts = {short(h.host) for h in walk.ev.candidates if h.signature.id in _NOT_FOUND and h.host}
+    hosts = {
+        short(h.host) for h in walk.ev.candidates if h.signature.id in _PATH_REFUSED and h.host
+    }
     ranks = {r for f in same for r in f.ranks}
     others = {
         short(h.host)
