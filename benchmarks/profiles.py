@@ -21,6 +21,14 @@ realistic training log ending in a planted real failure, recorded like genlogs d
            between, nested evaluation bars (\\x1b[A), checkpoint saves; ends when a save
            fails in torch.save (disk full: PytorchStreamWriter failed writing file).
   job256   genlogs.job with 256 ranks: one OOM, 255 NCCL watchdog timeouts.
+  console  the merged console of an 8-rank torchtitan job as `torchrun --role rank --tee 3`
+           (or `kubectl logs` of its pod) collects it: every rank prints its colored step
+           line each step, `[rankN]:` in front; FutureWarnings from activation
+           checkpointing, NCCL WARN socket retries, periodic GC lines, an evaluation bar
+           per rank redrawn with \r; ends in a CUDA OOM on rank 5 and the others' NCCL
+           watchdog timeouts. `console-bare` is the same job without the rank prefixes
+           (torchrun without --tee: the children's output merged as it comes);
+           `console64` has 64 ranks (8 nodes, Slurm's `srun --label` task prefix).
 
 Line formats follow real instances (GitHub issues, vendor docs, the repository's
 corpora): NCCL `host:pid:tid [dev] file:line NCCL WARN ...`, DeepSpeed `[time] [LEVEL]
@@ -54,7 +62,7 @@ import genlogs  # benchmarks/genlogs.py: this folder is sys.path[0] when run as 
 
 Compress = genlogs.Compress
 COMPRESS = genlogs.COMPRESS
-PROFILES = ("sparse", "dense", "plog", "tqdm", "job256")
+PROFILES = ("sparse", "dense", "plog", "tqdm", "job256", "console", "console-bare", "console64")
 FORMAT = 1  # bump whenever the bytes a profile writes change
 SEED = genlogs.SEED
 _VARIANTS = 4096  # pre-rendered steps per profile (a power of two: picks are masked)
@@ -1089,10 +1097,177 @@ def _tqdm(seed: int) -> Script:
     )
 
 
+# --- console: every rank of a torchtitan job in one merged console ----------------------
+
+_TT_CULPRIT = 5
+_TT_PID = 52310
+_TT_COLORS = ("\x1b[31m", "\x1b[32m", "\x1b[33m", "\x1b[34m", "\x1b[36m", "\x1b[35m", "\x1b[39m")
+_TT_EVAL = 250  # an evaluation (a tqdm bar on every rank) every 250 steps
+_TT_GC = 50  # torchtitan's periodic GC line on every rank
+_TT_EVAL_BATCHES = 40
+
+
+def _tt_label(rank: int, world: int, prefixed: bool) -> str:
+    """What the collector puts in front of a rank's line: torchrun's `[rankN]:` (--role
+    rank), with Slurm's task label `N: ` before it for a multi-node console, or nothing."""
+    if not prefixed:
+        return ""
+    label = f"[rank{rank}]:"
+    return f"{rank // 8}: {label}" if world > 8 else label
+
+
+def _tt_log(ms: int, text: str) -> str:
+    """torchtitan's logger: `[titan] 2026-11-29 10:00:01,234 - root - INFO - text`."""
+    return f"[titan] {TIME},{ms:03d} - root - INFO - {text}"
+
+
+def _tt_step(rng: random.Random, world: int, prefixed: bool) -> str:
+    """One step: each rank's step line (in the order their prints reach the console),
+    now and then a FutureWarning pair from a rank, rarely an NCCL socket retry."""
+    red, green, yellow, blue, cyan, magenta, reset = _TT_COLORS
+    lines: list[tuple[int, str]] = []
+    loss = rng.uniform(2.0, 4.0)
+    for rank in range(world):
+        t = rng.randrange(1000)
+        text = (
+            f"{red}step: {NUM:>5}  {green}loss: {loss + rng.uniform(-0.02, 0.02):7.4f}  "
+            f"{yellow}memory: {rng.uniform(61, 63):5.2f}GiB({rng.uniform(77, 80):.2f}%)  "
+            f"{blue}tps: {rng.randrange(3000, 3400):,}  {cyan}tflops: {rng.uniform(180, 200):,.2f}  "
+            f"{magenta}mfu: {rng.uniform(18, 21):.2f}%{reset}"
+        )
+        lines.append((t, _tt_label(rank, world, prefixed) + _tt_log(t, text)))
+    for rank in rng.sample(range(world), rng.choice((0, 0, 0, 1, 1, 2))):
+        t = rng.randrange(1000)
+        p = _tt_label(rank, world, prefixed)
+        lines += [
+            (
+                t,
+                f"{p}{_PY}/torch/utils/checkpoint.py:1399: FutureWarning: "
+                "`torch.cpu.amp.autocast(args...)` is deprecated. Please use "
+                "`torch.amp.autocast('cpu', args...)` instead.",
+            ),
+            (
+                t,
+                f"{p}  with device_autocast_ctx, torch.cpu.amp.autocast(**cpu_autocast_kwargs), "
+                "recompute_context:  # type: ignore[attr-defined]",
+            ),
+        ]
+    if rng.random() < 0.01:
+        rank, t = rng.randrange(world), rng.randrange(1000)
+        pid = _TT_PID + rank
+        lines.append(
+            (
+                t,
+                f"{_tt_label(rank, world, prefixed)}gpu-node{rank // 8:03d}:{pid}:{pid + 411} "
+                f"[{rank % 8}] misc/socket.cc:{rng.choice((484, 538))} NCCL WARN socketPollConnect: "
+                f"connect returned Connection refused, retrying ({rng.randrange(1, 5)}/34) "
+                "after sleep for 100 msec",
+            )
+        )
+    lines.sort(key=lambda x: x[0])
+    return "".join(line + "\n" for _, line in lines)
+
+
+def _tt_gc(world: int, prefixed: bool) -> str:
+    return "".join(
+        _tt_label(r, world, prefixed)
+        + _tt_log(7 + r, "[GC] Peforming periodical GC collection. 0.05 seconds.")
+        + "\n"
+        for r in range(world)
+    )
+
+
+def _tt_eval(rng: random.Random, world: int, prefixed: bool) -> str:
+    """An evaluation: each rank's tqdm bar, its redraws joined by \r on one line (torchrun
+    splits a child's output at newlines only), then rank 0's metrics."""
+    out = []
+    for r in range(world):
+        rate = rng.uniform(9, 13)
+        bar = "".join(
+            _meter(k, _TT_EVAL_BATCHES, k / rate, rate if k else None)
+            for k in range(_TT_EVAL_BATCHES + 1)
+        )
+        out.append(f"{_tt_label(r, world, prefixed)}Evaluating: {bar[1:]}\n")
+    out.append(
+        _tt_label(0, world, prefixed)
+        + _tt_log(911, f"validate step: {NUM:>5}  loss: {rng.uniform(2.0, 3.0):7.4f}")
+        + "\n"
+    )
+    return "".join(out)
+
+
+def _tt_header(world: int, prefixed: bool) -> str:
+    clock = _clock()
+    out = genlogs.omp_banner(
+        f"{genlogs._glog(-40.2, 'W')} {_TT_PID - 9} torch/distributed/run.py:793]"
+    )
+    for r in range(world):
+        p = _tt_label(r, world, prefixed)
+        out += [
+            p
+            + f"[titan] {clock.at(-30)},{100 + r:03d} - root - INFO - Starting job: Llama 3 8B training",
+            p + f"[titan] {clock.at(-29)},{200 + r:03d} - root - INFO - Building 1-D device mesh "
+            f"with ['dp_shard'], [{world}]",
+            p + f"[titan] {clock.at(-2)},{300 + r:03d} - root - INFO - Training starts at step 1, "
+            "with local batch size 1, global batch size "
+            f"{world}, sequence length 8192, total steps 1000000 (warmup 200)",
+        ]
+    return "".join(line + "\n" for line in out)
+
+
+def _tt_tail(world: int, prefixed: bool) -> Callable[[int, Fields], tuple[list[str], int]]:
+    def tail(steps: int, fields: Fields) -> tuple[list[str], int]:
+        """Rank 5's OOM traceback, then every other rank's watchdog ten minutes later."""
+        end = genlogs._step_second(steps) + 0.6
+        oom, at = genlogs._oom_tail(_TT_CULPRIT)
+        p = _tt_label(_TT_CULPRIT, world, prefixed)
+        lines = [p + line.split("]: ", 1)[1] for line in oom]
+        for rank in range(world):
+            if rank == _TT_CULPRIT:
+                continue
+            watchdog = genlogs._watchdog_tail(
+                rank, steps, _TT_PID + rank, end + genlogs.WATCHDOG_MS / 1000 + rank * 0.002
+            )
+            p = _tt_label(rank, world, prefixed)
+            lines += [p + line.split("]:", 1)[1] for line in watchdog[:-1]]
+        return lines, at
+
+    return tail
+
+
+def _console_script(seed: int, world: int, prefixed: bool) -> Script:
+    rng = random.Random(seed)
+    steps = [template(_tt_step(rng, world, prefixed)) for _ in range(_VARIANTS)]
+    evals = template(_tt_eval(rng, world, prefixed))
+    gc = template(_tt_gc(world, prefixed))
+    clock = _clock()
+
+    def make_fields(total: int) -> Fields:
+        def fields(s: int) -> dict[str, Any]:
+            return {"t": clock.at(s), "i": s}
+
+        return fields
+
+    return Script(
+        header=lambda steps: _tt_header(world, prefixed),
+        steps=steps,
+        make_fields=make_fields,
+        events=((_TT_GC, gc), (_TT_EVAL, evals)),
+        tail=_tt_tail(world, prefixed),
+        category="device_oom",
+        signature=genlogs.OOM_SIGNATURE,
+        message=genlogs.OOM,
+        rank=_TT_CULPRIT if prefixed else None,
+    )
+
+
 _SCRIPTS: dict[str, Callable[[int], Script]] = {
     "dense": _dense,
     "plog": _plog_profile,
     "tqdm": _tqdm,
+    "console": lambda seed: _console_script(seed, 8, True),
+    "console-bare": lambda seed: _console_script(seed, 8, False),
+    "console64": lambda seed: _console_script(seed, 64, True),
 }
 
 

@@ -19,7 +19,7 @@ import usersets
 
 from analyzer.rules.signatures import load_patterns
 
-SINGLE = ("sparse", "dense", "plog", "tqdm")
+SINGLE = ("sparse", "dense", "plog", "tqdm", "console", "console-bare", "console64")
 
 
 def _record(path: Path) -> dict[str, Any]:

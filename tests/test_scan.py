@@ -369,3 +369,27 @@ def test_a_run_of_error_lines_is_kept_as_adding_each_keeps_it() -> None:
             assert runs._files.keys() == each._files.keys()
             assert all(runs._files[k].count == each._files[k].count for k in each._files)
             assert len(made) <= 60
+
+
+def test_colored_lines_are_matched_as_a_person_reads_them(tmp_path: Path, engine: str) -> None:
+    """torchtitan colours its step line between each label and its number; a colored
+    error line is found too, at its own line number and byte offset in the file."""
+    red, green, blue, reset = "\x1b[31m", "\x1b[32m", "\x1b[34m", "\x1b[39m"
+    lines = ["[rank0]:[titan] 2026-12-07 14:09:15,084 - root - INFO - Training starts at step 1"]
+    for step in range(1, 40):
+        lines.append(
+            f"[rank0]:[titan] 2026-12-07 14:{9 + step // 60:02d}:{15 + step % 45:02d},084 - root"
+            f" - INFO - {red}step: {step:2}  {green}loss: {7.9 - step / 10:7.4f}  {blue}tps: "
+            f"1,234{reset}"
+        )
+    lines.append(f"\x1b[31m{OOM}\x1b[0m")
+    data = "".join(line + "\n" for line in lines).encode()
+    f = tmp_path / "console.log"
+    f.write_bytes(data)
+    v = analyze(f, engine=engine)
+    assert v.category == "device_oom"
+    assert v.root_cause is not None and v.root_cause.line == len(lines)
+    assert v.findings[0].first.offset == data.rindex(b"\n", 0, len(data) - 1) + 1
+    assert v.root_cause.text == OOM
+    (progress,) = v.progress
+    assert progress.last_step == 39 and progress.steps >= 2
