@@ -384,10 +384,12 @@ class Analyzer:
             r.notes.skip(name, f"Flight Recorder dumps over {flight.MAX_JOB_BYTES:,} bytes in all")
             return
         try:
-            dump = flight.load(data, name, path_rank)
+            dump = flight.load(data, name, path_rank, stop_at)
         except Exception as e:  # a bug must cost one dump, not the restart decision
             dump = f"internal error, dump skipped: {type(e).__name__}: {e}"
         if isinstance(dump, str):
+            if stop_at is not None and time.monotonic() > stop_at:
+                r.unread += 1  # cut short by the deadline: the job was not read whole
             r.notes.note(f"{name}: {dump}")
             return
         if dump.unread:

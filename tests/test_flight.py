@@ -275,6 +275,25 @@ def test_a_deeply_nested_or_oversized_pickle_is_bounded(
     assert any("Flight Recorder dump larger than" in n for n in v.stats.notes), v.stats.notes
 
 
+def test_a_dump_still_being_read_at_the_deadline_is_given_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The size check before reading a dump assumes a speed a busy machine may not give:
+    the unpickler itself stops at the deadline, and the verdict says the job was not
+    read whole."""
+    entries = [{"record_id": i, "frames": [{"name": "f", "line": i}] * 20} for i in range(40_000)]
+    data = pickle.dumps({"version": "2.4", "entries": entries}, protocol=2)
+    assert isinstance(flight.load(data, "nccl_trace_rank_0"), flight.Dump)
+    assert flight.load(data, "nccl_trace_rank_0", stop_at=0.0) == (
+        f"a Flight Recorder dump that was not read: {unpickle.DEADLINE}"
+    )
+    monkeypatch.setattr(flight, "READ_RATE", 1e15)  # the size check lets it through
+    (tmp_path / "nccl_trace_rank_0").write_bytes(data)
+    v = analyze(tmp_path, deadline=0.05)
+    assert not v.stats.complete
+    assert any(unpickle.DEADLINE in n for n in v.stats.notes), v.stats.notes
+
+
 def test_a_live_watch_reads_dumps_whole_once_they_stop_growing(tmp_path: Path) -> None:
     """A dump is never fed as text; one still being written is read when its size held
     for a poll, and a rank's rewritten dump replaces its first."""

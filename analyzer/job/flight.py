@@ -109,9 +109,12 @@ class Dump:
     unread: int = 0  # the oldest entries beyond MAX_ENTRIES, not read
 
 
-def load(data: bytes, name: str, path_rank: int | None = None) -> Dump | str:
+def load(
+    data: bytes, name: str, path_rank: int | None = None, stop_at: float | None = None
+) -> Dump | str:
     """A dump from its bytes, or why it is not one (a note). The rank is the number the
-    file name ends in, as torch names dumps, else the one its path names."""
+    file name ends in, as torch names dumps, else the one its path names; a pickle still
+    being read at `stop_at` (monotonic) is not read."""
     m = _RANK.search(PurePosixPath(name.replace("!", "/")).name)
     rank = int(m[1]) if m else path_rank
     if rank is None:
@@ -121,7 +124,7 @@ def load(data: bytes, name: str, path_rank: int | None = None) -> Dump | str:
     from . import unpickle  # here: pickle stays out of a process that reads no dump
 
     try:
-        raw = unpickle.load(data) if data[:1] == b"\x80" else json.loads(data)
+        raw = unpickle.load(data, stop_at) if data[:1] == b"\x80" else json.loads(data)
     except unpickle.Error as e:
         if str(e).startswith("refused"):
             return f"a Flight Recorder dump that was not read: {e}"
