@@ -57,9 +57,15 @@ _HEAD_BYTES = 4 * 160  # of a line, enough for its timestamp (lines._TS_WINDOW c
 # process read before.
 _DETAILED = 200
 SEGMENT = 64 << 20
-# Progress-only lines read per block: the first few and the last few (see
+# Progress-only lines read per block, per rank: the first few and the last few (see
 # StreamScanner._progress_to_skip); and segments of a progress-only line of redraws.
 _PROGRESS_HEAD, _PROGRESS_TAIL = 4, 3
+# A console of more ranks than this has each rank's first step line and last two of a
+# block read: every line read costs ~150 us, and 64 ranks at 4 + 3 made 448 a block.
+# One line and a pair still give each rank a start, a step time and where it stopped.
+# (The automaton's sample keeps 4 + 3 per rank: a superset of both.)
+_FEW_RANKS = 16
+_MANY_HEAD, _MANY_TAIL = 1, 2
 _HEX = re.compile(rb"0x[0-9a-fA-F]+")
 _MAX_FACTS_SEEN = 100_000
 # A line template: the line's bytes with its time of day masked (`10:00:01,123`, the
@@ -908,8 +914,13 @@ class StreamScanner:
                 # a console of many ranks interleaves their steps: sample per rank prefix
                 by_rank.setdefault(self._key(block, start), []).append(i)
         skip: set[int] = set()
+        head, tail = (
+            (_PROGRESS_HEAD, _PROGRESS_TAIL)
+            if len(by_rank) <= _FEW_RANKS
+            else (_MANY_HEAD, _MANY_TAIL)
+        )
         for only in by_rank.values():
-            skip.update(only[_PROGRESS_HEAD:-_PROGRESS_TAIL])
+            skip.update(only[head:-tail])
         return skip
 
     def _seen_fact(
