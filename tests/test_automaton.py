@@ -212,3 +212,24 @@ def test_the_corpora_get_the_same_verdicts_on_every_engine() -> None:
             v["stats"].pop("engine")
             seen.append(v)
         assert all(v == seen[0] for v in seen), job.name
+
+
+def test_the_cache_folder_is_bounded(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Every pattern edit keys new entries: a write that finds the folder over its bounds
+    removes the oldest entries, the one just written kept."""
+    import os
+
+    from analyzer.rules import cache
+
+    monkeypatch.setenv("HA_ANALYZE_CACHE", str(tmp_path))
+    monkeypatch.setattr(cache, "MAX_FILES", 8)
+    for i in range(8):
+        cache.write(f"old-{i}", b"x")
+        os.utime(tmp_path / f"old-{i}", (1000 + i, 1000 + i))
+    assert len(list(tmp_path.iterdir())) == 8
+    cache.write("new", b"y")
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert len(names) <= 6 and "new" in names and "old-0" not in names
+    monkeypatch.setattr(cache, "MAX_BYTES", 10)
+    cache.write("big", b"z" * 9)
+    assert cache.read("big") == b"z" * 9 and sum(p.stat().st_size for p in tmp_path.iterdir()) <= 10

@@ -8,9 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import write_bundle
 
 from analyzer import Settings, analyze
+from analyzer.types import PatternError
 
 USER_FORMATS = """\
 prefixes:
@@ -209,3 +211,32 @@ def test_the_classifier_reads_messages_without_a_user_prefix(tmp_path: Path) -> 
     formats = job.matcher.formats
     assert [x.message(formats) for x in region] == ["RuntimeError: something broke"]
     assert all(x.message().startswith("{gpu-a/1}") for x in region)  # the built-in ones
+
+
+def test_validated_formats_are_cached_and_read_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The built-in formats file is validated once and read from the cache after; a
+    damaged cache entry is validated again; a group named only in the text, or twice, is
+    refused at validation (the cache trusts group names read from the regex's text)."""
+    from analyzer.rules import formats
+
+    monkeypatch.setenv("HA_ANALYZE_CACHE", str(tmp_path / "cache"))
+    files = formats.format_files(True, ())
+    first = formats._load_file(files[0])
+    (entry,) = (tmp_path / "cache").glob("formats-*.json")
+    second = formats._load_file(files[0])
+    assert second == first
+    assert [f.groups for f in second["prefixes"]] == [
+        tuple(f.compiled.groupindex) for f in first["prefixes"]
+    ]
+    entry.write_text("not json")
+    assert formats._load_file(files[0]) == first
+    bad = tmp_path / "user" / "formats.yaml"
+    bad.parent.mkdir()
+    bad.write_text(
+        "claims:\n  - id: mine\n    what: x\n    regex: 'rank \\(?P<rank>\\d+'\n"
+        "    examples: [{line: 'rank P<rank>3', fields: {}}]\n"
+    )
+    with pytest.raises(PatternError, match="name each group"):
+        formats._load_file(bad)

@@ -3,6 +3,11 @@
 Used for compiled Hyperscan databases and validated pattern files: both are expensive
 to rebuild (0.3 s each at start-up) and cheap to key. Entries are written atomically and
 ignored when unreadable, so a read-only or shared home only costs the rebuild.
+
+Every edit of a pattern file keys new entries (a Hyperscan database is ~1.5 MB), so the
+folder is bounded: a write that finds it over MAX_BYTES or MAX_FILES removes the entries
+written longest ago until it is under three quarters of both. An entry still in use that
+goes is rebuilt once, and written again.
 """
 
 from __future__ import annotations
@@ -10,6 +15,9 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
+
+MAX_BYTES = 64 << 20
+MAX_FILES = 512
 
 
 def cache_dir() -> Path:
@@ -43,4 +51,33 @@ def write(name: str, data: bytes) -> None:
         tmp.write_bytes(data)
         os.replace(tmp, path)
     except OSError:
-        pass
+        return
+    _prune(path)
+
+
+def _prune(written: Path) -> None:
+    """The oldest entries removed while the folder is over its bounds (see the module),
+    never the one just written."""
+    try:
+        entries = []
+        with os.scandir(written.parent) as it:
+            for e in it:
+                if e.is_file(follow_symlinks=False) and e.path != str(written):
+                    st = e.stat(follow_symlinks=False)
+                    entries.append((st.st_mtime, st.st_size, e.path))
+        total = written.stat().st_size + sum(size for _, size, _ in entries)
+    except OSError:
+        return
+    if total <= MAX_BYTES and len(entries) < MAX_FILES:
+        return
+    entries.sort()
+    left = len(entries) + 1
+    for _, size, name in entries:
+        if total <= MAX_BYTES * 3 // 4 and left <= MAX_FILES * 3 // 4:
+            break
+        try:
+            os.unlink(name)
+        except OSError:
+            continue
+        total -= size
+        left -= 1

@@ -14,15 +14,17 @@ automaton, so their regexes keep to the subset RE2 and Hyperscan share.
 from __future__ import annotations
 
 import calendar
+import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta, timezone
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
 from ..types import LogTime, PatternError
+from . import cache
 from .lint import backtracks, check_regex
 from .yamlfile import YamlError, builtin_dir, load_file, rule_files
 
@@ -61,22 +63,34 @@ _KINDS = ("prefixes", "claims", "facts", "timestamps", "paths", "system", "data"
 _ENTRY_KEYS = frozenset({"id", "what", "regex", "block", "literals", "examples", "negatives"})
 # How far into a step line a rank claim is looked for (bytes): they come first.
 _CLAIM_WINDOW = 160
+_GROUP = re.compile(r"\(\?P<(\w+)>")
 _MAX_STACK = 4  # prefixes in front of each other: kubectl stamp, srun label, tee, rank
 
 
 @dataclass(frozen=True)
 class Format:
-    """One compiled entry of a formats file."""
+    """One validated entry of a formats file. Its regex is compiled when first used: a
+    job asks for a few of the ~70 (a claim, a fact, the alternations of all prefixes and
+    timestamps), and compiling them all cost ~35 ms of every start."""
 
     id: str
     kind: str  # one of _KINDS
     regex: str
-    compiled: re.Pattern[str]
     block: str | None
     literals: tuple[str, ...]  # one of them is in every line it matches: a cheap precheck
     examples: tuple[dict[str, Any], ...]
     negatives: tuple[str, ...]
     source: str
+
+    @cached_property
+    def compiled(self) -> re.Pattern[str]:
+        return re.compile(self.regex)
+
+    @cached_property
+    def groups(self) -> tuple[str, ...]:
+        """The regex's named groups, read from its text (checked against the compiled
+        regex when the entry is validated)."""
+        return tuple(dict.fromkeys(_GROUP.findall(self.regex)))
 
 
 Fields = dict[str, str]
@@ -145,7 +159,7 @@ class Formats:
         parts, fields = [], {}
         for i, p in enumerate(self.prefixes):
             rx = p.regex
-            for name in p.compiled.groupindex:
+            for name in p.groups:
                 rx = rx.replace(f"(?P<{name}>", f"(?P<p{i}_{name}>")
                 fields[f"p{i}_{name}"] = name
             parts.append(f"(?:{rx})")
@@ -167,10 +181,10 @@ class Formats:
         one alternation on bytes whose only groups are those ranks."""
         parts = []
         for c in self.claims:
-            if "rank" not in c.compiled.groupindex:
+            if "rank" not in c.groups:
                 continue
             rx = c.regex
-            for name in c.compiled.groupindex:
+            for name in c.groups:
                 rx = rx.replace(f"(?P<{name}>", "(" if name == "rank" else "(?:")
             parts.append(f"(?:{rx})")
         return re.compile("|".join(parts).encode()) if parts else None
@@ -186,7 +200,7 @@ class Formats:
         parts = []
         for i, ts in enumerate(self.timestamps):
             rx = ts.regex
-            for name in ts.compiled.groupindex:
+            for name in ts.groups:
                 rx = rx.replace(f"(?P<{name}>", f"(?P<t{i}_{name}>")
                 rx = rx.replace(f"(?P={name})", f"(?P=t{i}_{name})")
             parts.append(f"(?P<t{i}>{rx})")
@@ -194,7 +208,7 @@ class Formats:
         groups = compiled.groupindex
         forms = {}
         for i, ts in enumerate(self.timestamps):
-            fields = {n: groups[f"t{i}_{n}"] for n in ts.compiled.groupindex if n in TIME_FIELDS}
+            fields = {n: groups[f"t{i}_{n}"] for n in ts.groups if n in TIME_FIELDS}
             forms[groups[f"t{i}"]] = (i, fields)
         return compiled, forms
 
@@ -365,20 +379,59 @@ def _entry(raw: Any, kind: str, where: str, trusted: bool) -> Format:
     for ex in examples:
         if literals and ex.get("fields") and not any(x in ex[sample] for x in literals):
             raise PatternError(f"{here}: literals: none is in the example {ex['line']!r}")
-    return Format(
-        fid,
-        kind,
-        rx,
-        compiled,
-        block,
-        tuple(literals),
-        tuple(examples),
-        tuple(negatives),
-        where.split(":")[0],
-    )
+    source = where.split(":")[0]
+    entry = Format(fid, kind, rx, block, tuple(literals), tuple(examples), tuple(negatives), source)
+    if set(entry.groups) != set(compiled.groupindex):
+        raise PatternError(f"{here}: regex: name each group as (?P<name>...), once")
+    return entry
+
+
+@lru_cache(maxsize=1)
+def _validator_source() -> bytes:
+    """The code that decides whether a formats file is valid: part of the cache key."""
+    here = Path(__file__).resolve().parent
+    return b"".join((here / f).read_bytes() for f in ("formats.py", "lint.py", "yamlfile.py"))
 
 
 def _load_file(path: Path) -> dict[str, list[Format]]:
+    """A validated formats file, from the cache when its bytes were validated before
+    (reading the YAML and checking ~70 entries costs ~40 ms of every start)."""
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise PatternError(f"{path}: cannot read: {e}") from None
+    name = f"formats-{cache.key(raw, str(path).encode(), _validator_source())}.json"
+    blob = cache.read(name)
+    if blob is not None:
+        try:
+            return {
+                kind: [_format_from(d) for d in entries]
+                for kind, entries in json.loads(blob).items()
+            }
+        except (ValueError, TypeError, KeyError):
+            pass  # a stale or damaged entry: validate again
+    out = _validate_file(path)
+    cache.write(
+        name,
+        json.dumps({k: [asdict(e) for e in entries] for k, entries in out.items()}).encode(),
+    )
+    return out
+
+
+def _format_from(d: dict[str, Any]) -> Format:
+    return Format(
+        d["id"],
+        d["kind"],
+        d["regex"],
+        d["block"],
+        tuple(d["literals"]),
+        tuple(d["examples"]),
+        tuple(d["negatives"]),
+        d["source"],
+    )
+
+
+def _validate_file(path: Path) -> dict[str, list[Format]]:
     try:
         doc = load_file(path) or {}
     except YamlError as e:
