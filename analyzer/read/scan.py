@@ -1077,7 +1077,8 @@ class StreamScanner:
         """The hit, with its message: the text after the `cut` characters of prefixes the
         caller already stripped from `segment` (when redaction left them as they were),
         else stripped here."""
-        text = self.clean_text(segment)
+        clean = self.clean_text
+        text = clean(segment)
         if cut is not None and text.startswith(segment[:cut]):
             message = text[cut:]
         else:
@@ -1107,7 +1108,12 @@ class StreamScanner:
         hit = Hit(
             signature=sig,
             log=line,
-            captures={k: self.clean_text(v) for k, v in caps.items()},
+            # a part of a line that showed as it was is shown as it is (a step line's
+            # five numbers would cost five more passes of the redaction)
+            captures={
+                k: v if text is segment or (text == segment and v in segment) else clean(v)
+                for k, v in caps.items()
+            },
             context=redact_lines(context, self._redact),
             context_first_line=at.line - lines_before,
             by=self.year.place(by),

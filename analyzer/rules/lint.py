@@ -54,7 +54,7 @@ def check_regex(rx: str, fail: Any) -> None:
         raise fail("match", f"RE2 cannot run {rx!r}: {why}") from None
 
 
-def compile_exact(rx: str) -> Any:
+def compile_exact(rx: str | bytes) -> Any:
     """A signature regex as the engine's exact check runs it: RE2, linear in the line."""
     options = re2.Options()
     options.log_errors = False
