@@ -172,8 +172,10 @@ def test_no_secret_reaches_a_batch_table(tmp_path: Path, suffix: str) -> None:
 
 
 @pytest.mark.slow
-def test_local_and_spark_engines_agree_row_for_row(tmp_path: Path) -> None:
-    pytest.importorskip("pyspark")
+def test_local_and_spark_engines_agree_row_for_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pyspark_sql = pytest.importorskip("pyspark.sql")
     if shutil.which("java") is None:
         pytest.skip("Spark needs Java")
     root = tmp_path / "root"
@@ -195,10 +197,14 @@ def test_local_and_spark_engines_agree_row_for_row(tmp_path: Path) -> None:
 
     assert stable(local) == stable(spark)
     assert stable(tmp_path / "lf.parquet") == stable(tmp_path / "sf.parquet")
+    # nothing changed: no cluster is started (a start would fail here), nothing rewritten
+    written = {p: p.stat().st_mtime_ns for p in spark.rglob("*")}
+    monkeypatch.setattr(pyspark_sql.SparkSession, "builder", None)
     again = CliRunner().invoke(
         main, ["batch", str(root), "--out", str(spark), "--engine", "spark", "--master", "local[2]"]
     )
     assert "0 analysed, 9 unchanged" in again.output
+    assert {p: p.stat().st_mtime_ns for p in spark.rglob("*")} == written
     assert stable(local) == stable(spark)
 
 

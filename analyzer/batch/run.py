@@ -543,6 +543,17 @@ def run_batch_spark(
     from pyspark.sql import SparkSession
 
     started = time.perf_counter()
+    jobs = _fingerprinted(discover(roots, depth))
+    previous: dict[str, dict[str, Any]] = {}
+    if out.exists():
+        previous = {r["job_id"]: r for r in pq.read_table(out).to_pylist()}
+    todo = [j for j in jobs if previous.get(j.id, {}).get("fingerprint") != j.fingerprint]
+    if not todo and findings_out is None and set(previous) == {j.id for j in jobs}:
+        # every job as the table has it: no cluster is started, the table stays as it is
+        errors = sum(1 for r in previous.values() if r.get("error"))
+        return BatchResult(len(jobs), 0, len(jobs), errors, time.perf_counter() - started)
+    redo = {j.id for j in todo}
+    keep = [r for k, r in previous.items() if k not in redo]
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # workers need this package
     spark = (
         SparkSession.builder.master(master)
@@ -552,13 +563,6 @@ def run_batch_spark(
         .getOrCreate()
     )
     try:
-        jobs = _fingerprinted(discover(roots, depth))
-        previous: dict[str, dict[str, Any]] = {}
-        if out.exists():
-            previous = {r["job_id"]: r for r in pq.read_table(out).to_pylist()}
-        todo = [j for j in jobs if previous.get(j.id, {}).get("fingerprint") != j.fingerprint]
-        redo = {j.id for j in todo}
-        keep = [r for k, r in previous.items() if k not in redo]
         sc = spark.sparkContext
         slices = max(1, min(len(todo), sc.defaultParallelism * 4))
         results = sc.parallelize([(j.id, str(j.path), j.fingerprint) for j in todo], slices).map(
