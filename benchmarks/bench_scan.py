@@ -12,7 +12,7 @@ decompressor alone is then the floor), with --job a multi-file job read by 1, 2 
 cores. Ratios within one run are the figures to compare; absolute numbers depend on the
 machine and its load.
 
-With --profile (benchmarks/profiles.py: sparse, dense, plog, tqdm, job256; or all) each
+With --profile (benchmarks/profiles.py: sparse, dense, plog, tqdm, job256, console, console-bare, console64; or all) each
 profile is measured instead of the plain log, at --mib (default 64), against what a user
 would grep for (benchmarks/usersets.py):
   cat FILE > /dev/null               (or the decompressor: the reading floor)
