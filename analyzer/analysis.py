@@ -388,8 +388,8 @@ class Analyzer:
         except Exception as e:  # a bug must cost one dump, not the restart decision
             dump = f"internal error, dump skipped: {type(e).__name__}: {e}"
         if isinstance(dump, str):
-            if stop_at is not None and time.monotonic() > stop_at:
-                r.unread += 1  # cut short by the deadline: the job was not read whole
+            if dump == flight.DEADLINE_NOTE:
+                r.unread += 1  # the job was not read whole
             r.notes.note(f"{name}: {dump}")
             return
         if dump.unread:

@@ -284,14 +284,14 @@ def test_a_dump_still_being_read_at_the_deadline_is_given_up(
     entries = [{"record_id": i, "frames": [{"name": "f", "line": i}] * 20} for i in range(40_000)]
     data = pickle.dumps({"version": "2.4", "entries": entries}, protocol=2)
     assert isinstance(flight.load(data, "nccl_trace_rank_0"), flight.Dump)
-    assert flight.load(data, "nccl_trace_rank_0", stop_at=0.0) == (
-        f"a Flight Recorder dump that was not read: {unpickle.DEADLINE}"
-    )
-    monkeypatch.setattr(flight, "READ_RATE", 1e15)  # the size check lets it through
+    assert flight.load(data, "nccl_trace_rank_0", stop_at=0.0) == flight.DEADLINE_NOTE
+    # the size check lets it through (30 s of deadline); the clock is past it once the
+    # unpickler looks (a slow machine, a busy core)
+    monkeypatch.setattr(unpickle, "monotonic", lambda: float("inf"))
     (tmp_path / "nccl_trace_rank_0").write_bytes(data)
-    v = analyze(tmp_path, deadline=0.05)
+    v = analyze(tmp_path, deadline=30)
     assert not v.stats.complete
-    assert any(unpickle.DEADLINE in n for n in v.stats.notes), v.stats.notes
+    assert any(flight.DEADLINE_NOTE in n for n in v.stats.notes), v.stats.notes
 
 
 def test_a_live_watch_reads_dumps_whole_once_they_stop_growing(tmp_path: Path) -> None:

@@ -109,6 +109,10 @@ class Dump:
     unread: int = 0  # the oldest entries beyond MAX_ENTRIES, not read
 
 
+# The note of a dump given up at the deadline (the job then was not read whole)
+DEADLINE_NOTE = "a Flight Recorder dump not read whole: the deadline came while reading it"
+
+
 def load(
     data: bytes, name: str, path_rank: int | None = None, stop_at: float | None = None
 ) -> Dump | str:
@@ -126,6 +130,8 @@ def load(
     try:
         raw = unpickle.load(data, stop_at) if data[:1] == b"\x80" else json.loads(data)
     except unpickle.Error as e:
+        if str(e) == unpickle.DEADLINE:
+            return DEADLINE_NOTE
         if str(e).startswith("refused"):
             return f"a Flight Recorder dump that was not read: {e}"
         why = "truncated" if "truncated" in str(e) else str(e)

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import io
 import pickle
-import time
 from collections.abc import Callable
+from time import monotonic
 from typing import Any, ClassVar
 
 Error = pickle.UnpicklingError
@@ -77,7 +77,7 @@ class _Plain(_Python):  # type: ignore[misc]
             raise Error(f"refused: more than {MAX_ITEMS:,} items")
         if self.items >= self._look_at and self.stop_at is not None:
             self._look_at = self.items + _CLOCK_EVERY
-            if time.monotonic() > self.stop_at:
+            if monotonic() > self.stop_at:
                 raise Error(DEADLINE)
 
     def _keys(self, keys: list[object]) -> None:
