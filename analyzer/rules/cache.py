@@ -13,8 +13,15 @@ goes is rebuilt once, and written again.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
+
+from ..types import PatternError
+
+T = TypeVar("T")
 
 MAX_BYTES = 64 << 20
 MAX_FILES = 512
@@ -81,3 +88,30 @@ def _prune(written: Path) -> None:
             continue
         total -= size
         left -= 1
+
+
+def validated(
+    kind: str,
+    path: Path,
+    code: bytes,
+    validate: Callable[[bytes], T],
+    to_json: Callable[[T], Any],
+    from_json: Callable[[Any], T],
+) -> T:
+    """A pattern file's validated contents (`kind`: signatures, formats), from the cache
+    when these bytes were validated by this `code` before: validating costs 30-300 ms of
+    every start. A stale or damaged entry is validated again."""
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise PatternError(f"{path}: cannot read: {e}") from None
+    name = f"{kind}-{key(raw, str(path).encode(), code)}.json"
+    blob = read(name)
+    if blob is not None:
+        try:
+            return from_json(json.loads(blob))
+        except (ValueError, TypeError, KeyError):
+            pass
+    out = validate(raw)
+    write(name, json.dumps(to_json(out)).encode())
+    return out

@@ -14,7 +14,6 @@ automaton, so their regexes keep to the subset RE2 and Hyperscan share.
 from __future__ import annotations
 
 import calendar
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
@@ -396,26 +395,14 @@ def _validator_source() -> bytes:
 def _load_file(path: Path) -> dict[str, list[Format]]:
     """A validated formats file, from the cache when its bytes were validated before
     (reading the YAML and checking ~70 entries costs ~40 ms of every start)."""
-    try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise PatternError(f"{path}: cannot read: {e}") from None
-    name = f"formats-{cache.key(raw, str(path).encode(), _validator_source())}.json"
-    blob = cache.read(name)
-    if blob is not None:
-        try:
-            return {
-                kind: [_format_from(d) for d in entries]
-                for kind, entries in json.loads(blob).items()
-            }
-        except (ValueError, TypeError, KeyError):
-            pass  # a stale or damaged entry: validate again
-    out = _validate_file(path)
-    cache.write(
-        name,
-        json.dumps({k: [asdict(e) for e in entries] for k, entries in out.items()}).encode(),
+    return cache.validated(
+        "formats",
+        path,
+        _validator_source(),
+        lambda _raw: _validate_file(path),
+        lambda out: {k: [asdict(e) for e in entries] for k, entries in out.items()},
+        lambda doc: {k: [_format_from(d) for d in entries] for k, entries in doc.items()},
     )
-    return out
 
 
 def _format_from(d: dict[str, Any]) -> Format:
