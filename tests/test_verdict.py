@@ -731,3 +731,18 @@ def test_a_node_the_scheduler_reports_lost_is_named_not_the_host_that_reported_i
     assert (v.category, v.decided_by) == ("unknown", "signature"), v.summary
     assert v.act_on.hosts == ("jean-zay-iam37",), v.act_on
     assert "jean-zay-iam37" in v.summary and "jean-zay-iam17" not in v.summary
+
+
+def test_a_line_read_by_its_frames_is_as_sure_as_that_reading(tmp_path: Path) -> None:
+    """A fork's EAGAIN reads environment_error by the frame it was raised in; its
+    confidence is that reading's, not the 0.3 cap of the signature's own `unknown`."""
+    log = tmp_path / "rank3.log"
+    log.write_text(
+        "Traceback (most recent call last):\n"
+        '  File "/usr/lib/python3.11/multiprocessing/popen_fork.py", line 66, in _launch\n'
+        "    self.pid = os.fork()\n"
+        "BlockingIOError: [Errno 11] Resource temporarily unavailable\n"
+    )
+    v = analyze(tmp_path)
+    assert v.category == "environment_error"
+    assert v.confidence > 0.5

@@ -84,20 +84,24 @@ class _Default(dict[str, str]):
 
 
 def _confidence(root: Hit, candidates: list[Hit]) -> float:
+    """By the root line's role and severity, less for rivals of its tier, more for support;
+    of its reading (an `unknown` OSError raised in `torch.load` reads checkpoint_corrupt,
+    and is as sure as that reading), at most 0.3 when the reading is `unknown`."""
     sig = root.signature
+    category = reading(root)
     conf = _BASE_CONFIDENCE[sig.role][sig.severity]
     tier = (ROLE_RANK[sig.role], SEVERITY_RANK[sig.severity])
     rivals = {
         h.signature.category
         for h in candidates
         if (ROLE_RANK[h.signature.role], SEVERITY_RANK[h.signature.severity]) == tier
-        and h.signature.category != sig.category
+        and h.signature.category not in (category, sig.category)
     }
     conf -= 0.1 * min(len(rivals), 3)
-    support = sum(1 for h in candidates if h.signature.category == sig.category)
+    support = sum(1 for h in candidates if h.signature.category == category)
     if support >= 2:
         conf += 0.05
-    if sig.category == "unknown":
+    if category == "unknown":
         conf = min(conf, 0.3)
     return max(0.05, min(0.99, conf))
 
