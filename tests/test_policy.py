@@ -281,3 +281,23 @@ def test_a_huge_history_is_read_from_its_end(
     notes: list[str] = []
     got = load_history(tmp_path / "h.jsonl", notes)
     assert 0 < len(got) <= 1000 // len(line) and "last 1,000 bytes" in notes[0]
+
+
+def test_a_survivor_that_reported_losing_its_peer_is_never_a_lemon(tmp_path: Path) -> None:
+    """A node that dies twice leaves its survivor's reports of a lost peer as the root
+    line of both attempts: the reporter's host is no host to act on, so it never becomes
+    a lemon and is never isolated (the peer it names is); the root line still says
+    where it was written."""
+    from analyzer import analyze
+
+    (tmp_path / "console.log").write_text(
+        "node-a: [rank1]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/"
+        "transport/tcp/pair.cc:553] Connection closed by peer [10.0.0.2]:4242\n"
+    )
+    v = analyze(tmp_path, failed=True)
+    assert v.category == "network_fault" and v.root_cause is not None
+    assert v.root_cause.host == "node-a" and "node-a" not in v.act_on.hosts
+    assert v.act_on.hosts == ("10.0.0.2",)
+    attempt = Attempt.of(v)
+    assert lemon_hosts([attempt, attempt]) == ("10.0.0.2",)
+    assert decide(attempt, [attempt]).isolate_hosts == ("10.0.0.2",)

@@ -607,13 +607,20 @@ _DEVICE_KEYS = ("pci", "busid", "device", "card", "gpu", "npu", "uuid")
 
 
 def _with_targets(
-    job: JobModel, who: Identity | None = None, aside: str = "", **fields: Any
+    job: JobModel,
+    who: Identity | None = None,
+    aside: str = "",
+    reporter: bool = False,
+    **fields: Any,
 ) -> Verdict:
     """A Verdict whose `act_on` names what its root cause points at: the host, rank and
     device of who is at fault (`who`; the root line's captures first); for a link
     fault both ends, when the line names the peer (an address, a remote rank). Its
     category and recovery are the taxonomy's ids (an id nobody declared raises here, in
-    the suite, not in a controller that acts on it)."""
+    the suite, not in a controller that acts on it). `reporter`: the root line is a
+    symptom its writer reported of another (a peer lost, a collective that timed out)
+    and no rule pointed elsewhere: the writer's host is no host to act on (a node that
+    died must not make its survivors lemons)."""
     fields["category"] = CategoryId(fields["category"])
     fields["recovery"] = RecoveryId(fields["recovery"])
     if aside:  # the alarming line it set aside, said in every verdict's summary
@@ -621,7 +628,7 @@ def _with_targets(
         fields["reasons"] = (*fields["reasons"], "set-aside")
     rc: RootCause | None = fields.get("root_cause")
     if rc is not None:
-        hosts = [rc.host] if rc.host else []
+        hosts = [rc.host] if rc.host and not reporter else []
         # a node the line says failed (Ray's GCS, Slurm's `Node failure on`): the line's
         # writer is a survivor reporting it, never the host to cordon
         failed = rc.captures.get("failed_host")
@@ -935,6 +942,7 @@ def decide(
         ),
         root_cause=rc,
         who=culprit.who,
+        reporter=sig.role == "symptom" and category == sig.category and culprit.host == root.host,
         findings=ordered,
         decided_by="signature",
         explained=explained,

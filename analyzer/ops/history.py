@@ -37,12 +37,19 @@ class Attempt:
     def of(cls, verdict: Verdict | Mapping[str, Any]) -> Attempt:
         d = verdict.to_dict() if isinstance(verdict, Verdict) else verdict
         rc = d.get("root_cause") or {}
+        # the host the verdict points at (`act_on`), not the root line's writer: a
+        # survivor that reported losing its peer is no suspect (older lines: the root's)
+        act_on = d.get("act_on")
+        if isinstance(act_on, Mapping) and isinstance(act_on.get("hosts"), list):
+            host = next((h for h in act_on["hosts"] if isinstance(h, str)), None)
+        else:
+            host = rc.get("host")
         steps = [p["last_step"] for p in d.get("progress") or [] if p.get("last_step") is not None]
         return cls(
             str(d.get("category", "unknown")),
             str(d.get("recovery", "unconditional_restart")),
             rc.get("signature"),
-            rc.get("host"),
+            host,
             max(steps) if steps else None,
             float(d["confidence"]) if isinstance(d.get("confidence"), int | float) else 1.0,
         )
