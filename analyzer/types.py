@@ -257,7 +257,12 @@ class Who:
         lines are told apart before the job model resolves them.
         """
         if self.prefix_local is not None or self.task is not None or self.prefix_host:
-            return f"{self.prefix_host or ''}/t{_s(self.task)}/l{_s(self.prefix_local)}"
+            node = f"{self.prefix_host or ''}/t{_s(self.task)}/l{_s(self.prefix_local)}"
+            if self.prefix_local is None and self.prefix_rank is not None:
+                # a node's task holding many processes, each behind its `[rankN]:`
+                # (torchrun --role rank --tee under srun --label, or pdsh)
+                return f"{node}/g{self.prefix_rank}"
+            return node
         rank = self.prefix_rank if self.prefix_rank is not None else self.said_rank
         return "" if rank is None else f"g{rank}"
 

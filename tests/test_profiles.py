@@ -130,3 +130,23 @@ def test_job256_is_genlogs_job_with_256_ranks(
     assert seen["ranks"] == 256 and seen["mib"] == 1 and seen["compress"] == "none"
     profiles.make("job256", tmp_path / "job", mib=1024, compress="zstd")
     assert seen["mib"] == 4 and seen["compress"] == "zstd"
+
+
+@pytest.mark.parametrize("kind", ["console", "console64"])
+def test_a_merged_console_names_its_planted_cause_and_reads_every_rank_s_steps(
+    kind: str, made: dict[str, Path]
+) -> None:
+    """The merged consoles (colored torchtitan step lines behind rank prefixes): the
+    planted OOM decides at its own line, and each rank's steps are a progress series
+    (a colored step line is progress; a console of 64 ranks samples each of them)."""
+    from analyzer import Analyzer, Settings
+
+    path, rec = made[kind], _record(made[kind])
+    job = Analyzer(Settings())
+    job.read_paths([str(path)])
+    v = job.verdict()
+    assert v.category == rec["category"] and v.root_cause is not None
+    assert (v.root_cause.line, v.root_cause.rank) == (rec["line"], rec["rank"])
+    world = 64 if kind == "console64" else 8
+    ranks = {s.last.rank for s in job.evidence().timeline.streams.values() if s.last}
+    assert ranks == set(range(world)), sorted(r for r in ranks if r is not None)
