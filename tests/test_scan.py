@@ -394,3 +394,29 @@ def test_colored_lines_are_matched_as_a_person_reads_them(tmp_path: Path, engine
     assert v.findings[0].first.offset == data.rindex(b"\n", 0, len(data) - 1) + 1
     assert v.root_cause.text == OOM
     assert (39, True) in [(p.last_step, p.steps >= 2) for p in v.progress]
+
+
+def test_a_stuck_rank_inside_an_srun_task_of_many_ranks_is_the_hang(tmp_path: Path) -> None:
+    """`srun --label` around `torchrun --role rank --tee`: each task's lines carry the
+    task and each process's `[rankN]:`. Rank 13 stops at step 300 while its task's
+    other ranks and the other tasks go on, then every other rank's collective times out:
+    rank 13 is the hang, found by its own step series (its task's series would go on)."""
+    lines = []
+    for step in range(1, 420):
+        for rank in range(16):
+            if rank == 13 and step > 300:
+                continue
+            lines.append(f"{rank // 8}: {_step(rank, step)}")
+    for rank in range(16):
+        if rank != 13:
+            lines.append(
+                f"{rank // 8}: [rank{rank}]:[E1129 10:17:00.000000 40 ProcessGroupNCCL.cpp:632] "
+                f"[Rank {rank}] Watchdog caught collective operation timeout: "
+                "WorkNCCL(SeqNum=9001, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+                "Timeout(ms)=600000) ran for 600013 milliseconds before timing out."
+            )
+    log = tmp_path / "console.log"
+    log.write_text("\n".join(lines) + "\n")
+    v = analyze(tmp_path)
+    assert v.category == "hang" and v.root_cause is not None
+    assert v.root_cause.rank == 13
