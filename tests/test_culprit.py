@@ -1300,3 +1300,18 @@ def test_stall_the_pod_that_reported_no_timeout_is_the_one_waited_for(tmp_path: 
     assert (v.category, v.culprit_rule) == ("hang", "stall"), v.summary
     assert v.root_cause is not None and v.root_cause.host == "lm-worker-1"
     assert "lm-worker-1 does not" in v.summary
+
+
+def test_lost_node_a_pod_and_its_agent_s_folder_are_one_node() -> None:
+    """`kubectl logs --prefix` names the pod (`asr-fl-worker-1`), the collected log dir
+    its folder (`worker-1/`): one node, so it is the one that went silent, not two."""
+    from analyzer.decide.culprit import _one_node
+
+    pod, folder = ("host", "asr-fl-worker-1"), ("host", "worker-1")
+    other = ("host", "asr-fl-worker-0")
+    groups = _one_node([pod, other, folder, ("host", "worker-0")])
+    assert {pod, folder} in groups and len(groups) == 2
+    assert _one_node([("host", "worker-11"), ("host", "worker-1")]) == [
+        {("host", "worker-11")},
+        {("host", "worker-1")},
+    ]

@@ -786,6 +786,28 @@ _NODE_FAMILIES = frozenset({"kernel", "xid", "npu-fault"})
 _LOST_SLACK = 30.0
 
 
+def _one_node(nodes: list[object]) -> list[set[object]]:
+    """Nodes grouped by name: a pod a console prefix names (`asr-fl-worker-1`) and the
+    folder its agent's log dir was collected into (`worker-1/`) are one node when the
+    pod's name ends in the folder's."""
+    groups: list[set[object]] = []
+    for n in nodes:
+        for g in groups:
+            if any(_same_name(n, m) for m in g):
+                g.add(n)
+                break
+        else:
+            groups.append({n})
+    return groups
+
+
+def _same_name(a: object, b: object) -> bool:
+    if not (isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] == "host"):
+        return False
+    x, y = sorted((str(a[1]), str(b[1])), key=len)
+    return y.endswith("-" + x)
+
+
 def _lost_node(ev: Evidence, hits: list[Hit]) -> Lost | None:
     if not hits or any(h.signature.role == "cause" for h in hits):
         return None
@@ -818,15 +840,16 @@ def _lost_node(ev: Evidence, hits: list[Hit]) -> Lost | None:
     # a node that said anything after its last step (an error, its agent's teardown, a
     # signal it received) was not lost silently
     spoke = {n for h in ev.candidates if after(h, streams.get(n := node(h), []))}
-    silent = [n for n in streams if n not in spoke]
+    silent = [g for g in _one_node(list(streams)) if not g & spoke]
     if len(silent) != 1:
         return None
-    lasts = streams[silent[0]]
+    (lost,) = silent
+    lasts = [h for n in lost for h in streams[n]]
     if len(streams) < 2 and {h.file_index for h in reports} & {h.file_index for h in lasts}:
         # the only node that logs progress: its loss is shown only by other agents' own
         # files (Megatron prints steps on the last rank alone; its peers' node says little)
         return None
-    reporters = {h.rank for h in reports if node(h) != silent[0]}
+    reporters = {h.rank for h in reports if node(h) not in lost}
     if not reporters - {None}:
         return None
     first = min(reports, key=at)
