@@ -142,3 +142,15 @@ def test_the_time_chart_reads_with_one_day_and_has_a_legend(tmp_path: Path) -> N
     assert {name for _, name in legend} == {"device_oom", "device_fault"}
     for colour, name in legend:
         assert re.search(rf'fill="{re.escape(colour)}"><title>[\d-]+ {name}: \d+', chart)
+
+
+def test_a_survivor_that_reported_its_peer_lost_is_no_lemon_node() -> None:
+    """The lemon table counts the host a verdict points at, not the root line's writer:
+    two jobs whose survivor node-a reported losing node-b list node-b, never node-a; a
+    table written before `act_on_host` counts its root hosts as before."""
+    reported = {"category": "network_fault", "root_host": "node-a", "act_on_host": "node-b"}
+    silent = {"category": "unknown", "root_host": "node-a", "act_on_host": None}
+    assert [h for h, _, _ in lemon_nodes([reported, reported])] == ["node-b"]
+    assert lemon_nodes([silent, silent]) == []
+    old = {"category": "device_oom", "root_host": "node-2"}
+    assert [h for h, _, _ in lemon_nodes([old, old])] == ["node-2"]

@@ -173,11 +173,14 @@ def _table(head: Sequence[str], body: Sequence[Sequence[object]], cls: str = "")
 
 
 def lemon_nodes(rows: Sequence[dict[str, Any]]) -> list[tuple[str, int, str]]:
-    """Hosts named by the root cause of two or more failed jobs, with their categories."""
+    """Hosts the verdicts of two or more failed jobs point at (`act_on_host`; a table
+    written before that column: the root line's host), with their categories. A survivor
+    that reported losing its peer is the root line's host, never the one pointed at."""
     by_host: dict[str, list[str]] = defaultdict(list)
     for r in rows:
-        if cordonable(r.get("root_host")) and r.get("category") not in (None, "none"):
-            by_host[r["root_host"]].append(r["category"])
+        host = r.get("act_on_host") if "act_on_host" in r else r.get("root_host")
+        if isinstance(host, str) and cordonable(host) and r.get("category") not in (None, "none"):
+            by_host[host].append(r["category"])
     return sorted(
         (
             (h, len(c), ", ".join(f"{k} x{n}" for k, n in Counter(c).most_common()))

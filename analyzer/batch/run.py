@@ -55,6 +55,7 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("root_line", "int64"),
     ("root_rank", "int64"),
     ("root_host", "string"),
+    ("act_on_host", "string"),  # the host the verdict points at (the lemon table's)
     ("root_time", "string"),
     ("root_signature", "string"),
     ("root_text", "string"),
@@ -193,6 +194,7 @@ def analyse_job(
         root_line=rc.line if rc else None,
         root_rank=rc.rank if rc else None,
         root_host=rc.host if rc else None,
+        act_on_host=v.act_on.hosts[0] if v.act_on.hosts else None,
         root_time=rc.time if rc else None,
         root_signature=rc.signature if rc else None,
         root_text=rc.text if rc else None,
