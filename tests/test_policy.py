@@ -301,3 +301,18 @@ def test_a_survivor_that_reported_losing_its_peer_is_never_a_lemon(tmp_path: Pat
     attempt = Attempt.of(v)
     assert lemon_hosts([attempt, attempt]) == ("10.0.0.2",)
     assert decide(attempt, [attempt]).isolate_hosts == ("10.0.0.2",)
+
+
+def test_a_device_fault_s_own_symptom_still_points_at_its_node(tmp_path: Path) -> None:
+    """Only a survivor's reports of others (a peer lost, a collective timed out) leave
+    their writer out of act_on: a GPU's GSP timeout in its node's kernel log is written
+    on the faulty node, which stays the host to act on."""
+    from analyzer import analyze
+
+    (tmp_path / "kern.log").write_text(
+        "Apr 22 21:30:51 gpu-node7 kernel: NVRM: _issueRpcAndWait: rpcRecvPoll timedout "
+        "for fn 76 sequence 4129!\n"
+    )
+    v = analyze(tmp_path, failed=True)
+    assert v.category == "device_fault" and v.act_on.hosts == ("gpu-node7",)
+    assert Attempt.of(v).host == "gpu-node7"

@@ -606,6 +606,12 @@ def _unrecognised(
 _DEVICE_KEYS = ("pci", "busid", "device", "card", "gpu", "npu", "uuid")
 
 
+# The categories whose symptoms a survivor writes about another (a peer it lost, a
+# collective its peers never joined): the writer is no suspect. A device fault's symptom
+# (an AI Core exception, a GSP timeout) is written on the faulty node itself.
+_REPORTED = frozenset({"network_fault", "collective_timeout"})
+
+
 def _with_targets(
     job: JobModel,
     who: Identity | None = None,
@@ -942,7 +948,10 @@ def decide(
         ),
         root_cause=rc,
         who=culprit.who,
-        reporter=sig.role == "symptom" and category == sig.category and culprit.host == root.host,
+        reporter=sig.role == "symptom"
+        and category == sig.category
+        and category in _REPORTED
+        and culprit.host == root.host,
         findings=ordered,
         decided_by="signature",
         explained=explained,
