@@ -252,9 +252,11 @@ class Who:
         """The line's channel within its file: one process of a merged console.
 
         A launcher's prefixes make the channel (srun's task, torchrun's local rank, a
-        pdsh host); without them, the global rank the line names of itself (torch's
-        `[rank3]:` and a trainer's `[rank 3]` are one process). The key by which a file's
-        lines are told apart before the job model resolves them.
+        pdsh host), and a task or host that holds several processes behind their own
+        `[rankN]:` (no local rank) a channel per rank; without them, the global rank the
+        line names of itself (torch's `[rank3]:` and a trainer's `[rank 3]` are one
+        process). The key by which a file's lines are told apart before the job model
+        resolves them.
         """
         if self.prefix_local is not None or self.task is not None or self.prefix_host:
             node = f"{self.prefix_host or ''}/t{_s(self.task)}/l{_s(self.prefix_local)}"
