@@ -233,3 +233,17 @@ def test_the_cache_folder_is_bounded(tmp_path, monkeypatch) -> None:  # type: ig
     monkeypatch.setattr(cache, "MAX_BYTES", 10)
     cache.write("big", b"z" * 9)
     assert cache.read("big") == b"z" * 9 and sum(p.stat().st_size for p in tmp_path.iterdir()) <= 10
+
+
+def test_every_caller_of_the_automaton_reads_a_colored_line_as_a_person_does() -> None:
+    """Colours between a label and its number (torchtitan's step line) are stripped by
+    the automaton itself, so a single line's reading (Matcher.match_line: the classifier's
+    context check, `patterns test`) finds what a block's scan finds."""
+    from analyzer.analysis import Settings
+
+    line = (
+        "[titan] 2026-12-07 14:09:15,084 - root - INFO - \x1b[31mstep: 60  "
+        "\x1b[32mloss:  7.9000  \x1b[34mtps: 1,234\x1b[39m"
+    )
+    found, _ = Settings().matcher().match_line(line)
+    assert any(sig.progress == "step" for sig, _ in found), found

@@ -88,46 +88,6 @@ _EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warn
 _CHAINED = ("During handling", "The above exception")
 
 
-# Terminal escapes a colored console leaves in its lines (torchtitan's step line is
-# `\x1b[31mstep: 10  \x1b[32mloss: 7.9`, loguru's and rich's levels, pytest's colours):
-# CSI sequences and OSC titles, on one line. The signatures are written for the text a
-# person reads, so the automaton scans a block without them; lines.clean removes them
-# again from each line it reads.
-# Colours (SGR) are nearly all of them and go first by a simpler pattern (split by it
-# takes ~8 ms a colored MiB, by the general one twice that). Each pattern is one group,
-# so that a split gives the pieces kept and the escapes between them, alternately.
-_COLOURS = re.compile(rb"(\x1b\[[0-9;]*m)")
-_ESCAPES = re.compile(rb"(\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\n]*(?:\x07|\x1b\\)))")
-
-
-def _scan_uncolored(matcher: Matcher, block: bytes) -> list[tuple[int, int, tuple[int, ...]]]:
-    """The automaton's hit lines of `block`, found in its text without terminal escapes
-    and given back as spans of `block` itself: a hit's line number, byte offset and raw
-    text stay those of the file (an escape holds no newline)."""
-    if b"\x1b" not in block:
-        return matcher.automaton.scan(block)
-    parts = _COLOURS.split(block)
-    plain = b"".join(parts[0::2])
-    if b"\x1b" in plain:  # cursor moves (tqdm's nested bars), titles: the general pattern
-        parts = _ESCAPES.split(block)
-        plain = b"".join(parts[0::2])
-    if len(parts) == 1:
-        return matcher.automaton.scan(block)
-    # A hit's line is the same line of `block` (a line number counted in `plain`, walked
-    # to in `block`): hits are few, so stepping over the lines between them is cheap.
-    out = []
-    line = pos = k = first = 0  # `first`: where line k of `block` starts
-    for start, _, candidates in matcher.automaton.scan(plain):
-        line += plain.count(b"\n", pos, start)
-        pos = start
-        while k < line:
-            first = block.index(b"\n", first) + 1
-            k += 1
-        end = block.find(b"\n", first)
-        out.append((first, len(block) if end < 0 else end, candidates))
-    return out
-
-
 def _why(e: Exception) -> str:
     if isinstance(e, OutOfTime):
         return DEADLINE_REACHED
@@ -697,7 +657,7 @@ class StreamScanner:
         base = fs.bytes - unread
         part = (fs.bytes - 1) // SEGMENT
         self._sample_times(fs, block)
-        hits = _scan_uncolored(self.matcher, block)
+        hits = self.matcher.automaton.scan(block)
         if not hits:
             return
         ctx = _Block(tail, block, self.formats)

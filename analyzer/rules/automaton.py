@@ -553,6 +553,53 @@ class RE2Automaton:
         return _finish(block, lines, self._sampler)
 
 
+# Terminal escapes a colored console leaves in its lines (torchtitan's step line is
+# `\x1b[31mstep: 10  \x1b[32mloss: 7.9`, loguru's and rich's levels, pytest's colours):
+# CSI sequences and OSC titles, on one line (read.lines.ANSI is their text form; lines.clean
+# removes them from each line read). Colours (SGR) are nearly all of them and go first by a
+# simpler pattern (split by it takes ~8 ms a colored MiB, by the general one twice that).
+# Each pattern is one group, so that a split gives the pieces kept and the escapes between
+# them, alternately.
+_COLOURS = re.compile(rb"(\x1b\[[0-9;]*m)")
+_ESCAPES = re.compile(rb"(\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\n]*(?:\x07|\x1b\\)))")
+
+
+class _Uncolored:
+    """An automaton that matches a block as a person reads it: without its terminal
+    escapes (the signatures are written for that text), its hits given back as spans of
+    the block itself, so that a hit's line number, byte offset and raw text stay the
+    file's (an escape holds no newline)."""
+
+    def __init__(self, inner: Automaton) -> None:
+        self._inner = inner
+        self.name = inner.name
+
+    def scan(self, block: bytes) -> list[LineHit]:
+        scan = self._inner.scan
+        if b"\x1b" not in block:
+            return scan(block)
+        parts = _COLOURS.split(block)
+        plain = b"".join(parts[0::2])
+        if b"\x1b" in plain:  # cursor moves (tqdm's nested bars), titles
+            parts = _ESCAPES.split(block)
+            plain = b"".join(parts[0::2])
+        if len(parts) == 1:
+            return scan(block)
+        # A hit's line is the same line of `block` (a line number counted in `plain`,
+        # walked to in `block`): hits are few, so stepping over the lines between is cheap.
+        out = []
+        line = pos = k = first = 0  # `first`: where line k of `block` starts
+        for start, _, candidates in scan(plain):
+            line += plain.count(b"\n", pos, start)
+            pos = start
+            while k < line:
+                first = block.index(b"\n", first) + 1
+                k += 1
+            end = block.find(b"\n", first)
+            out.append((first, len(block) if end < 0 else end, candidates))
+        return out
+
+
 def refusal(rx: str) -> str | None:
     """Why an installed engine cannot compile this signature regex, if one cannot.
 
@@ -630,10 +677,10 @@ def build(
     keys = keys or [None] * len(groups)
     rest = [(owner, rx) for owner, rx in regexes if owner not in group_of]
     backends: dict[str, Callable[[], Automaton]] = {
-        "hyperscan": lambda: HyperscanAutomaton(
-            rest, Sampler(groups, keys, "hyperscan", forms), forms
+        "hyperscan": lambda: _Uncolored(
+            HyperscanAutomaton(rest, Sampler(groups, keys, "hyperscan", forms), forms)
         ),
-        "re2": lambda: RE2Automaton(rest, Sampler(groups, keys, "re2", forms), forms),
+        "re2": lambda: _Uncolored(RE2Automaton(rest, Sampler(groups, keys, "re2", forms), forms)),
     }
     if forced is not None:
         if forced not in backends:

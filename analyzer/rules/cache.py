@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -90,22 +91,30 @@ def _prune(written: Path) -> None:
         left -= 1
 
 
+@lru_cache(maxsize=8)
+def _source(files: tuple[str, ...]) -> bytes:
+    """The package's files (paths under analyzer/) that validate a kind of pattern file."""
+    package = Path(__file__).resolve().parent.parent
+    return b"".join((package / f).read_bytes() for f in files)
+
+
 def validated(
     kind: str,
     path: Path,
-    code: bytes,
+    code: tuple[str, ...],
     validate: Callable[[bytes], T],
     to_json: Callable[[T], Any],
     from_json: Callable[[Any], T],
 ) -> T:
     """A pattern file's validated contents (`kind`: signatures, formats), from the cache
-    when these bytes were validated by this `code` before: validating costs 30-300 ms of
-    every start. A stale or damaged entry is validated again."""
+    when these bytes were validated before by the same `code` (the package's files that
+    validate them, part of the key): validating costs 30-300 ms of every start. A stale
+    or damaged entry is validated again; `validate` gets the bytes read for the key."""
     try:
         raw = path.read_bytes()
     except OSError as e:
         raise PatternError(f"{path}: cannot read: {e}") from None
-    name = f"{kind}-{key(raw, str(path).encode(), code)}.json"
+    name = f"{kind}-{key(raw, str(path).encode(), _source(code))}.json"
     blob = read(name)
     if blob is not None:
         try:

@@ -25,7 +25,7 @@ from typing import Any
 from ..types import LogTime, PatternError
 from . import cache
 from .lint import backtracks, check_regex
-from .yamlfile import YamlError, builtin_dir, load_file, rule_files
+from .yamlfile import YamlError, builtin_dir, load_bytes, rule_files
 
 FIELDS = frozenset(
     {
@@ -385,21 +385,14 @@ def _entry(raw: Any, kind: str, where: str, trusted: bool) -> Format:
     return entry
 
 
-@lru_cache(maxsize=1)
-def _validator_source() -> bytes:
-    """The code that decides whether a formats file is valid: part of the cache key."""
-    here = Path(__file__).resolve().parent
-    return b"".join((here / f).read_bytes() for f in ("formats.py", "lint.py", "yamlfile.py"))
-
-
 def _load_file(path: Path) -> dict[str, list[Format]]:
     """A validated formats file, from the cache when its bytes were validated before
     (reading the YAML and checking ~70 entries costs ~40 ms of every start)."""
     return cache.validated(
         "formats",
         path,
-        _validator_source(),
-        lambda _raw: _validate_file(path),
+        ("rules/formats.py", "rules/lint.py", "rules/yamlfile.py"),
+        lambda raw: _validate_file(path, raw),
         lambda out: {k: [asdict(e) for e in entries] for k, entries in out.items()},
         lambda doc: {k: [_format_from(d) for d in entries] for k, entries in doc.items()},
     )
@@ -418,9 +411,9 @@ def _format_from(d: dict[str, Any]) -> Format:
     )
 
 
-def _validate_file(path: Path) -> dict[str, list[Format]]:
+def _validate_file(path: Path, raw: bytes) -> dict[str, list[Format]]:
     try:
-        doc = load_file(path) or {}
+        doc = load_bytes(raw, str(path)) or {}
     except YamlError as e:
         raise PatternError(str(e)) from None
     if not isinstance(doc, dict) or set(doc) - set(_KINDS):

@@ -10,7 +10,6 @@ import re
 import string
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -161,14 +160,6 @@ def _load_file(path: Path) -> list[Signature]:
     return [s for s, _ in _load_file_with_override(path)]
 
 
-@lru_cache(maxsize=1)
-def _validator_source() -> bytes:
-    """The code that decides whether a pattern file is valid: part of the cache key."""
-    package = Path(__file__).resolve().parent.parent
-    files = ("rules/signatures.py", "rules/lint.py", "read/lines.py", "rules/taxonomy.py")
-    return b"".join((package / f).read_bytes() for f in files)
-
-
 def _load_file_with_override(path: Path) -> list[tuple[Signature, bool]]:
     """A validated pattern file (each signature and whether it overrides a built-in one),
     from the cache when its bytes were validated before: validating ~600 signatures
@@ -176,7 +167,7 @@ def _load_file_with_override(path: Path) -> list[tuple[Signature, bool]]:
     return cache.validated(
         "patterns",
         path,
-        _validator_source(),
+        ("rules/signatures.py", "rules/lint.py", "read/lines.py", "rules/taxonomy.py"),
         lambda raw: _parse_file(path, raw),
         lambda out: [(asdict(sig), o) for sig, o in out],
         lambda doc: [(_signature_from(d), bool(o)) for d, o in doc],

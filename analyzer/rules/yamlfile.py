@@ -59,13 +59,19 @@ def load_file(path: Path) -> Any:
             raw = f.read(MAX_BYTES + 1)
     except OSError as e:
         raise YamlError(f"{path}: cannot read: {e.strerror or e}") from None
+    return load_bytes(raw, str(path))
+
+
+def load_bytes(raw: bytes, where: str) -> Any:
+    """The document in a file's bytes (read already, as a cache key); YamlError as
+    load_file's."""
     if len(raw) > MAX_BYTES:
-        raise YamlError(f"{path}: larger than {MAX_BYTES >> 20} MiB, not a configuration file")
+        raise YamlError(f"{where}: larger than {MAX_BYTES >> 20} MiB, not a configuration file")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise YamlError(f"{path}: cannot read: {e}") from None
-    return load_text(text, str(path))
+        raise YamlError(f"{where}: cannot read: {e}") from None
+    return load_text(text, where)
 
 
 @lru_cache(maxsize=1)
